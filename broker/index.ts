@@ -1,0 +1,16 @@
+export {
+  createRedisClient,
+  describeRedisUrl,
+  type EmbeddedRedis,
+  type EmbeddedRedisOptions,
+  findRedisServer,
+  pingRedis,
+  type RedisClientOptions,
+  type RedisConnectionOptions,
+  type ResolvedRedis,
+  type ResolveRedisOptions,
+  redisOptionsFromUrl,
+  redisServerVersion,
+  resolveRedis,
+  startEmbeddedRedis,
+} from "./redis/index.js";

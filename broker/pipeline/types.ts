@@ -1,0 +1,80 @@
+/**
+ * The seam every gateway layer shares (prow ghcache's round-tripper, octokit's hook.wrap):
+ * a Handler turns a GhRequest into a GhResponse, and a Layer wraps a Handler with one job
+ * (cache, coalesce, batch, budget, queue, upstream). createGatewayPipeline assembles them.
+ */
+import type { RateLimitResource } from "../../github/index.js";
+
+/** Upstream priority classes, highest first. Starvation-free: see broker/upstream. */
+export const PRIORITY_CLASSES = ["lifecycle", "interactive", "write", "background"] as const;
+export type PriorityClass = (typeof PRIORITY_CLASSES)[number];
+
+/** How an answer was served; sent as `x-ao-broker-cache`. */
+export const CACHE_RESULTS = ["HIT", "REVALIDATED", "MISS", "COALESCED", "BATCHED", "STALE", "BYPASS"] as const;
+export type CacheResult = (typeof CACHE_RESULTS)[number];
+
+/** Results that cost GitHub nothing for this caller. */
+export function isFreeResult(result: CacheResult): boolean {
+  return result === "HIT" || result === "STALE" || result === "REVALIDATED";
+}
+
+/** Who is asking. Built by the gateway from a session or invocation token; never holds the token. */
+export interface Caller {
+  readonly sessionId: string;
+  readonly projectId?: string | undefined;
+  readonly issueId?: string | undefined;
+  /** Set when the request came with a per-invocation token (one gh command). */
+  readonly invocationId?: string | undefined;
+  /** argv summary of the invocation, e.g. "gh pr checks 12". */
+  readonly command?: string | undefined;
+  readonly readOnly: boolean;
+  /** Fair-share weight. @defaultValue 1 */
+  readonly weight: number;
+}
+
+export interface GraphQLPayload {
+  readonly query: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly operationName?: string | undefined;
+}
+
+export interface GhRequest {
+  /** Unique per request; used for coalescing followers, tracing and logs. */
+  readonly id: string;
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** Path and query as GitHub sees it: `/repos/o/r/pulls/1?per_page=1`, `/graphql`. */
+  readonly path: string;
+  /** Lower-case names. Hop-by-hop headers and Authorization are already removed. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer | undefined;
+  /** Present for POST /graphql with a well-formed JSON body. */
+  readonly graphql?: GraphQLPayload | undefined;
+  readonly caller: Caller;
+  readonly priority: PriorityClass;
+  /** Epoch ms after which the caller prefers an error (in GitHub's shape) to more waiting. */
+  readonly deadlineAt: number;
+  /** The caller accepts a stale cached answer when the budget is spent. */
+  readonly allowStale: boolean;
+  readonly receivedAt: number;
+}
+
+export interface GhResponse {
+  readonly status: number;
+  /** Lower-case names, as GitHub sent them (minus hop-by-hop). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly cache: CacheResult;
+  /** Points (GraphQL) or requests (REST) charged to this caller. */
+  readonly cost: number;
+  readonly resource: RateLimitResource;
+  /** Time spent waiting for budget or queue, ms. */
+  readonly waitedMs?: number | undefined;
+}
+
+export type Handler = (request: GhRequest) => Promise<GhResponse>;
+export type Layer = (next: Handler) => Handler;
+
+export function composeLayers(layers: readonly Layer[], terminal: Handler): Handler {
+  return layers.reduceRight<Handler>((next, layer) => layer(next), terminal);
+}

@@ -1,0 +1,3 @@
+export { buildProgram } from "./program.js";
+export { runCli } from "./run-cli.js";
+export { VERSION } from "./version.js";

@@ -1,0 +1,15 @@
+/**
+ * The `ao-broker` command: parses flags, then calls the folders that do the work. Each subcommand
+ * lives in cli/commands/<name>.ts and exports one `register…` function; this file only lists them.
+ */
+import { Command } from "commander";
+import { VERSION } from "./version.js";
+
+export function buildProgram(): Command {
+  const program = new Command("ao-broker")
+    .description("One GitHub token for many coding-agent sessions: cache, coalesce, batch, budget, trace.")
+    .version(VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .configureHelp({ sortSubcommands: true });
+  return program;
+}

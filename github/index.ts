@@ -1,0 +1,22 @@
+export {
+  type ConnectionCost,
+  type CostError,
+  type CostInput,
+  computeQueryCost,
+  effectiveVariables,
+  MAX_NODE_LIMIT,
+  MAX_PAGE_SIZE,
+  pointsForRequests,
+  type QueryCost,
+  selectOperation,
+} from "./core/graphql-cost.js";
+export { validateGitHubDocument } from "./core/graphql-validation.js";
+export {
+  isFreeRestPath,
+  parseRateLimitHeaders,
+  type RateLimitResource,
+  type RateLimitSnapshot,
+  rateLimitHeaders,
+  restResourceForPath,
+} from "./core/rate-limit-headers.js";
+export { loadGitHubSchema } from "./schema.js";

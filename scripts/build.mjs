@@ -1,0 +1,26 @@
+// Bundles each entry point into dist/ with esbuild (our code only; packages stay external) and
+// copies the Lua scripts next to the bundle, where broker/redis/lua-scripts.ts finds them.
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { build } from "esbuild";
+
+const entries = { cli: "cli/main.ts" };
+mkdirSync("dist", { recursive: true });
+await build({
+  entryPoints: entries,
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  packages: "external",
+  sourcemap: true,
+  banner: { js: "#!/usr/bin/env node" },
+  logLevel: "warning",
+});
+chmodSync("dist/cli.js", 0o755);
+if (existsSync("broker/redis/lua")) {
+  mkdirSync("dist/lua", { recursive: true });
+  for (const file of readdirSync("broker/redis/lua")) {
+    if (file.endsWith(".lua")) cpSync(`broker/redis/lua/${file}`, `dist/lua/${file}`);
+  }
+}

@@ -1,0 +1,100 @@
+// Module boundaries, checked on every `npm run check`:
+//  1. A folder is a module: code outside folder F imports F only through F/index.ts.
+//  2. No import circles between folders.
+//  3. Pure cores (any directory named `core/`) import no I/O: no node:fs/net/http/child_process,
+//     no Redis, BullMQ, HTTP clients or OpenTelemetry. They take `now`/`rng` as arguments instead.
+// test/ and scripts/ may reach inside folders (white-box tests); everything else may not.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+const ROOT = process.cwd();
+const MODULES = [
+  "agents-shim",
+  "bench",
+  "broker",
+  "cli",
+  "client",
+  "common",
+  "github",
+  "github-sim",
+  "lifecycle",
+  "otel",
+];
+const EXEMPT = new Set(["test", "scripts"]);
+const IO_PACKAGES = [
+  /^node:(fs|net|http|https|http2|child_process|dgram|dns|tls|worker_threads|cluster)(\/|$)/,
+  /^(fs|net|http|https|child_process)$/,
+  /^ioredis$/,
+  /^bullmq/,
+  /^undici/,
+  /^@octokit\/(request|core|graphql)$/,
+  /^@opentelemetry\//,
+  /^pino/,
+];
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else if (/\.(ts|mts)$/.test(name) && !name.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}
+
+const importRe =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const problems = [];
+const edges = new Map();
+for (const mod of [...MODULES, ...EXEMPT]) {
+  let files = [];
+  try {
+    files = walk(join(ROOT, mod));
+  } catch {
+    continue;
+  }
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    const rel = relative(ROOT, file);
+    const isCore = rel.split(sep).includes("core");
+    for (const m of text.matchAll(importRe)) {
+      const spec = m[1] ?? m[2];
+      if (!spec) continue;
+      if (isCore && IO_PACKAGES.some((re) => re.test(spec)))
+        problems.push(`${rel}: pure core imports I/O module "${spec}"`);
+      if (!spec.startsWith(".")) continue;
+      const target = relative(ROOT, resolve(dirname(file), spec));
+      const targetMod = target.split(sep)[0];
+      if (targetMod === mod || EXEMPT.has(mod)) continue;
+      if (isCore) problems.push(`${rel}: pure core imports another folder ("${spec}")`);
+      const expected = [`${targetMod}/index.js`, `${targetMod}/index.ts`];
+      if (!expected.includes(target.split(sep).join("/"))) {
+        problems.push(
+          `${rel}: imports "${spec}"; other folders are reached only through ${targetMod}/index.ts`,
+        );
+      }
+      if (!edges.has(mod)) edges.set(mod, new Set());
+      edges.get(mod).add(targetMod);
+    }
+  }
+}
+// Folder-level cycles (depth-first search with colours).
+const colour = new Map();
+const stack = [];
+function visit(node) {
+  colour.set(node, "grey");
+  stack.push(node);
+  for (const next of edges.get(node) ?? []) {
+    if (colour.get(next) === "grey")
+      problems.push(`import circle: ${[...stack.slice(stack.indexOf(next)), next].join(" -> ")}`);
+    else if (!colour.has(next)) visit(next);
+  }
+  stack.pop();
+  colour.set(node, "black");
+}
+for (const mod of edges.keys()) if (!colour.has(mod)) visit(mod);
+if (problems.length > 0) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}
+console.log(`boundaries ok (${[...edges].map(([k, v]) => `${k} -> ${[...v].join(",")}`).join("; ")})`);
