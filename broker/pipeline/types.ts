@@ -4,13 +4,22 @@
  * (cache, coalesce, batch, budget, queue, upstream). createGatewayPipeline assembles them.
  */
 import type { RateLimitResource } from "../../github/index.js";
+import type { RequestClass } from "./classify.js";
 
 /** Upstream priority classes, highest first. Starvation-free: see broker/upstream. */
 export const PRIORITY_CLASSES = ["lifecycle", "interactive", "write", "background"] as const;
 export type PriorityClass = (typeof PRIORITY_CLASSES)[number];
 
 /** How an answer was served; sent as `x-ao-broker-cache`. */
-export const CACHE_RESULTS = ["HIT", "REVALIDATED", "MISS", "COALESCED", "BATCHED", "STALE", "BYPASS"] as const;
+export const CACHE_RESULTS = [
+  "HIT",
+  "REVALIDATED",
+  "MISS",
+  "COALESCED",
+  "BATCHED",
+  "STALE",
+  "BYPASS",
+] as const;
 export type CacheResult = (typeof CACHE_RESULTS)[number];
 
 /** Results that cost GitHub nothing for this caller. */
@@ -51,11 +60,15 @@ export interface GhRequest {
   /** Present for POST /graphql with a well-formed JSON body. */
   readonly graphql?: GraphQLPayload | undefined;
   readonly caller: Caller;
+  /** What the request is, decided once at the gateway (see classify.ts). */
+  readonly classification: RequestClass;
   readonly priority: PriorityClass;
   /** Epoch ms after which the caller prefers an error (in GitHub's shape) to more waiting. */
   readonly deadlineAt: number;
   /** The caller accepts a stale cached answer when the budget is spent. */
   readonly allowStale: boolean;
+  /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
+  readonly staleAvailable?: boolean | undefined;
   readonly receivedAt: number;
 }
 
@@ -70,6 +83,10 @@ export interface GhResponse {
   readonly resource: RateLimitResource;
   /** Time spent waiting for budget or queue, ms. */
   readonly waitedMs?: number | undefined;
+  /** What GitHub charged for the upstream call behind this answer (before any split). */
+  readonly upstreamCost?: number | undefined;
+  /** Callers that shared the upstream call (coalesced or batched), this one included. */
+  readonly sharedBy?: number | undefined;
 }
 
 export type Handler = (request: GhRequest) => Promise<GhResponse>;

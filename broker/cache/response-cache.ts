@@ -1,0 +1,272 @@
+/**
+ * The broker's answer cache in Redis, shared by every broker on the same Redis.
+ *
+ * Entry  p:c:<sha256(key)>  HASH {meta: JSON, body: bytes, size}. Kept `retainSeconds` after its last
+ *        use — long past freshness, because a stale entry still serves a revalidation (If-None-Match,
+ *        free when GitHub answers 304) or a caller that accepts stale data while the budget is spent.
+ *        Entries carry no Redis TTL: a sweep deletes unused ones, so p:bytes always matches what exists.
+ * Tags   p:g:<tag>  generation counters. An entry records the generations of the tags it depends on
+ *        as they were BEFORE its upstream request was sent; a write bumps them; so an answer that
+ *        raced with a write is never taken for fresh.
+ * Ids    p:id:<globalId> → JSON tags, p:ti:<tag> SET of ids: learned from answers so mutations that
+ *        name a pull request by global id invalidate its number tag and its node(id:) queries.
+ * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
+ *        recently used entries are deleted. Touches are batched (at most one per key per second)
+ *        so a hit does not cost an extra write each time.
+ * Errors are never stored: callers store only 2xx answers.
+ */
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Tag } from "./core/resource-tags.js";
+
+export interface CachedAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly storedAt: number;
+  /** Generations of the tags this answer depends on, captured before its request was sent. */
+  readonly generations: Readonly<Record<Tag, number>>;
+}
+
+export interface LookupResult {
+  readonly answer: CachedAnswer | undefined;
+  /** False when any tag moved since the answer was stored (a write or an observed change). */
+  readonly tagsCurrent: boolean;
+  /** Current generations of the requested tags, to store with a fresh answer. */
+  readonly generations: Readonly<Record<Tag, number>>;
+}
+
+export interface ResponseCacheOptions {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly maxBytes: number;
+  readonly maxEntryBytes: number;
+  readonly retainSeconds: number;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+export interface CacheStats {
+  readonly entries: number;
+  readonly bytes: number;
+  readonly evictions: number;
+}
+
+export class ResponseCache {
+  readonly #redis: Redis;
+  readonly #p: string;
+  readonly #options: ResponseCacheOptions;
+  readonly #now: () => number;
+  readonly #pendingTouches = new Map<string, number>();
+  #lastTouch = new Map<string, number>();
+  #touchTimer: NodeJS.Timeout | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #evictions = 0;
+
+  constructor(options: ResponseCacheOptions) {
+    this.#redis = options.redis;
+    this.#p = options.prefix;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  static hashKey(key: string): string {
+    return createHash("sha256").update(key).digest("hex");
+  }
+
+  async lookup(key: string, tags: readonly Tag[]): Promise<LookupResult> {
+    const hashed = ResponseCache.hashKey(key);
+    const pipeline = this.#redis.pipeline();
+    pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
+    if (tags.length > 0) pipeline.mget(...tags.map((t) => `${this.#p}:g:${t}`));
+    const results = (await pipeline.exec()) ?? [];
+    const raw = results[0]?.[1] as Record<string, Buffer> | undefined;
+    const gens = (results[1]?.[1] as (string | null)[] | undefined) ?? [];
+    const generations: Record<Tag, number> = {};
+    tags.forEach((tag, i) => {
+      generations[tag] = Number(gens[i] ?? 0);
+    });
+    if (!raw?.meta || !raw.body) return { answer: undefined, tagsCurrent: false, generations };
+    let meta: Omit<CachedAnswer, "body">;
+    try {
+      meta = JSON.parse(raw.meta.toString("utf8")) as Omit<CachedAnswer, "body">;
+    } catch {
+      return { answer: undefined, tagsCurrent: false, generations };
+    }
+    const tagsCurrent = tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);
+    this.#touch(hashed);
+    return { answer: { ...meta, body: raw.body }, tagsCurrent, generations };
+  }
+
+  async store(key: string, answer: CachedAnswer): Promise<boolean> {
+    if (answer.body.length > this.#options.maxEntryBytes) return false;
+    const hashed = ResponseCache.hashKey(key);
+    const entryKey = `${this.#p}:c:${hashed}`;
+    const { body, ...meta } = answer;
+    const size = body.length + 256;
+    const results = await this.#redis
+      .multi()
+      .hget(entryKey, "size")
+      .hset(entryKey, { meta: JSON.stringify(meta), body, size: String(size) })
+      .zadd(`${this.#p}:lru`, this.#now(), hashed)
+      .exec();
+    const previous = Number((results?.[0]?.[1] as string | null) ?? 0);
+    const total = await this.#redis.incrby(`${this.#p}:bytes`, size - previous);
+    if (total > this.#options.maxBytes) await this.#evict(total);
+    return true;
+  }
+
+  /** Refreshes an entry's storedAt (after a 304) without rewriting its body. */
+  async refresh(
+    key: string,
+    answer: CachedAnswer,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<CachedAnswer> {
+    const refreshed: CachedAnswer = {
+      ...answer,
+      headers: { ...answer.headers, ...headers },
+      storedAt: this.#now(),
+    };
+    const { body: _body, ...meta } = refreshed;
+    const hashed = ResponseCache.hashKey(key);
+    await this.#redis
+      .multi()
+      .hset(`${this.#p}:c:${hashed}`, "meta", JSON.stringify(meta))
+      .zadd(`${this.#p}:lru`, this.#now(), hashed)
+      .exec();
+    return refreshed;
+  }
+
+  /** Bumps the generations of these tags, and of the node-id tags learned for them. */
+  async invalidate(tags: readonly Tag[]): Promise<void> {
+    if (tags.length === 0) return;
+    const idSets = await Promise.all(tags.map((t) => this.#redis.smembers(`${this.#p}:ti:${t}`)));
+    const all = new Set<Tag>(tags);
+    for (const ids of idSets) for (const id of ids) all.add(`node:${id}`);
+    const pipeline = this.#redis.pipeline();
+    for (const tag of all) pipeline.incr(`${this.#p}:g:${tag}`);
+    await pipeline.exec();
+  }
+
+  /** Records global ids seen in answers (id → the tags a write to it must bump). */
+  async learnIds(learned: ReadonlyMap<string, readonly Tag[]>): Promise<void> {
+    if (learned.size === 0) return;
+    const pipeline = this.#redis.pipeline();
+    for (const [id, tags] of learned) {
+      pipeline.set(`${this.#p}:id:${id}`, JSON.stringify(tags), "EX", this.#options.retainSeconds * 24);
+      for (const tag of tags) {
+        pipeline.sadd(`${this.#p}:ti:${tag}`, id);
+        pipeline.expire(`${this.#p}:ti:${tag}`, this.#options.retainSeconds * 24);
+      }
+    }
+    await pipeline.exec();
+  }
+
+  /** Tags for global ids a mutation names; unknown ids are returned as node tags only. */
+  async tagsForIds(ids: readonly string[]): Promise<Tag[]> {
+    if (ids.length === 0) return [];
+    const values = await this.#redis.mget(...ids.map((id) => `${this.#p}:id:${id}`));
+    const tags = new Set<Tag>();
+    ids.forEach((id, i) => {
+      tags.add(`node:${id}`);
+      const value = values[i];
+      if (value) {
+        try {
+          for (const t of JSON.parse(value) as Tag[]) tags.add(t);
+        } catch {
+          // ignore a corrupt mapping; the node tag alone still invalidates direct node reads
+        }
+      }
+    });
+    return [...tags];
+  }
+
+  async stats(): Promise<CacheStats> {
+    const [entries, bytes] = await Promise.all([
+      this.#redis.zcard(`${this.#p}:lru`),
+      this.#redis.get(`${this.#p}:bytes`),
+    ]);
+    return { entries, bytes: Number(bytes ?? 0), evictions: this.#evictions };
+  }
+
+  /** Starts the periodic sweep of entries unused for retainSeconds. */
+  start(): void {
+    this.#sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), 60_000);
+    this.#sweepTimer.unref();
+  }
+
+  /** Deletes entries not used for retainSeconds; returns how many. */
+  async sweep(): Promise<number> {
+    const cutoff = this.#now() - this.#options.retainSeconds * 1000;
+    const hashes = await this.#redis.zrangebyscore(`${this.#p}:lru`, 0, cutoff, "LIMIT", 0, 500);
+    if (hashes.length === 0) return 0;
+    await this.#remove(hashes);
+    return hashes.length;
+  }
+
+  async close(): Promise<void> {
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    if (this.#touchTimer) clearTimeout(this.#touchTimer);
+    this.#touchTimer = undefined;
+    await this.#flushTouches();
+  }
+
+  #touch(hashed: string): void {
+    const now = this.#now();
+    if ((this.#lastTouch.get(hashed) ?? 0) > now - 1000) return;
+    this.#pendingTouches.set(hashed, now);
+    if (!this.#touchTimer) {
+      this.#touchTimer = setTimeout(() => {
+        this.#touchTimer = undefined;
+        void this.#flushTouches();
+      }, 250);
+      this.#touchTimer.unref();
+    }
+  }
+
+  async #flushTouches(): Promise<void> {
+    if (this.#pendingTouches.size === 0) return;
+    const pipeline = this.#redis.pipeline();
+    for (const [hashed, at] of this.#pendingTouches) {
+      pipeline.zadd(`${this.#p}:lru`, "XX", at, hashed);
+      this.#lastTouch.set(hashed, at);
+    }
+    this.#pendingTouches.clear();
+    if (this.#lastTouch.size > 50_000) this.#lastTouch = new Map();
+    try {
+      await pipeline.exec();
+    } catch {
+      // Recency is advisory; losing a batch of touches only makes eviction slightly less precise.
+    }
+  }
+
+  async #evict(total: number): Promise<void> {
+    let excess = total - this.#options.maxBytes * 0.9;
+    while (excess > 0) {
+      const hashes = await this.#redis.zrange(`${this.#p}:lru`, "0", "31");
+      if (hashes.length === 0) break;
+      const freed = await this.#remove(hashes);
+      this.#evictions += hashes.length;
+      excess -= freed;
+    }
+  }
+
+  /** Deletes entries and keeps p:bytes exact; safe when another broker removes the same ones. */
+  async #remove(hashes: readonly string[]): Promise<number> {
+    const pipeline = this.#redis.pipeline();
+    for (const hashed of hashes) pipeline.hget(`${this.#p}:c:${hashed}`, "size");
+    const sizes = ((await pipeline.exec()) ?? []).map(([, v]) => Number(v ?? 0));
+    const multi = this.#redis.multi();
+    for (const hashed of hashes) multi.del(`${this.#p}:c:${hashed}`);
+    multi.zrem(`${this.#p}:lru`, ...hashes);
+    const results = (await multi.exec()) ?? [];
+    // Only entries this call actually deleted give their bytes back (DEL returns 1 for them).
+    let freed = 0;
+    hashes.forEach((_, i) => {
+      if (results[i]?.[1] === 1) freed += sizes[i] ?? 0;
+    });
+    if (freed > 0) await this.#redis.decrby(`${this.#p}:bytes`, freed);
+    return freed;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The broker's configuration: one zod schema, validated once at the edge (CLI flags, environment,
+ * config file) and deep-frozen. Defaults live here and nowhere else; `.describe()` texts generate
+ * docs/config.md (scripts/gen-config-docs.mjs, checked by a test). Internal modules take typed
+ * options derived from this and never re-validate.
+ */
+import { z } from "zod";
+
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "expected HOST:PORT, e.g. 127.0.0.1:7878");
+
+const fraction = z.number().min(0).max(0.9);
+const ms = z.number().int().min(0);
+
+export const configSchema = z.strictObject({
+  listen: hostPort
+    .default("127.0.0.1:7878")
+    .describe("Gateway HTTP listener (HOST:PORT). Loopback unless told otherwise."),
+  socket: z
+    .string()
+    .optional()
+    .describe("IPC Unix socket path. Default: $AO_BROKER_SOCKET or ~/.ao-broker/broker.sock."),
+  stateDir: z
+    .string()
+    .optional()
+    .describe("State directory (embedded Redis, pid file). Default: ~/.ao-broker."),
+  simulate: z.boolean().default(false).describe("Run an embedded github-sim as upstream; no PAT needed."),
+  upstream: z
+    .strictObject({
+      url: z.url().default("https://api.github.com").describe("GitHub API base URL."),
+      tokenFile: z.string().optional().describe("File holding the PAT (else GITHUB_TOKEN or GH_TOKEN)."),
+      timeoutMs: ms.default(30_000).describe("Per-request upstream timeout."),
+    })
+    .prefault({}),
+  redis: z
+    .strictObject({
+      url: z
+        .string()
+        .optional()
+        .describe(
+          "redis://, rediss:// or unix:// location. Default: REDIS_URL, else 127.0.0.1:6379 if it answers, else a private redis-server.",
+        ),
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,32}$/)
+        .default("aob")
+        .describe("Key prefix; several brokers sharing one budget use the same prefix."),
+    })
+    .prefault({}),
+  gateway: z
+    .strictObject({
+      publicHost: z
+        .string()
+        .default("api.github.localhost")
+        .describe("API host gh uses in proxy mode (GH_HOST=github.localhost)."),
+      maxBodyBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(25 * 1024 * 1024)
+        .describe("Largest request body accepted (413 beyond)."),
+      defaultDeadlineMs: ms
+        .default(10 * 60_000)
+        .describe("How long a request may wait for budget before the caller gets GitHub's rate-limit error."),
+      allowRemoteMetrics: z
+        .boolean()
+        .default(false)
+        .describe("Serve /metrics to non-loopback peers (for Prometheus in a container)."),
+      blobHosts: z
+        .array(z.string())
+        .default([
+          "pipelines.actions.githubusercontent.com",
+          "results-receiver.actions.githubusercontent.com",
+          "productionresultssa0.blob.core.windows.net",
+        ])
+        .describe(
+          "Hosts of pre-signed artifact/log downloads that gh follows after a redirect; fetched without the PAT.",
+        ),
+    })
+    .prefault({}),
+  sessions: z
+    .strictObject({
+      sessionTokenTtlSeconds: z
+        .number()
+        .int()
+        .min(60)
+        .default(7 * 24 * 3600)
+        .describe("Lifetime of a session token."),
+      invocationTokenTtlSeconds: z
+        .number()
+        .int()
+        .min(10)
+        .default(6 * 3600)
+        .describe("Lifetime of a per-invocation (one gh command) token."),
+      autoRegister: z
+        .boolean()
+        .default(true)
+        .describe("Open a session on first use by the shim when none exists (local brokers)."),
+    })
+    .prefault({}),
+  cache: z
+    .strictObject({
+      restFreshMs: ms
+        .default(10_000)
+        .describe(
+          "REST reads served without any upstream call for this long; then revalidated with If-None-Match (a 304 is free).",
+        ),
+      graphqlFreshMs: z
+        .strictObject({
+          checks: ms
+            .default(10_000)
+            .describe("Queries touching CI state (statusCheckRollup, checkRuns, checkSuites)."),
+          pullRequest: ms.default(15_000).describe("Queries about pull requests."),
+          issue: ms.default(30_000).describe("Queries about issues and their comments."),
+          other: ms.default(15_000).describe("Anything else."),
+        })
+        .prefault({}),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024 * 1024)
+        .default(256 * 1024 * 1024)
+        .describe("Memory bound of the cache in Redis; least recently used entries are evicted beyond it."),
+      maxEntryBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(8 * 1024 * 1024)
+        .describe("Answers larger than this are not cached."),
+      retainSeconds: z
+        .number()
+        .int()
+        .min(60)
+        .default(3600)
+        .describe("How long entries stay (for revalidation and stale serving) after they stop being fresh."),
+    })
+    .prefault({}),
+  budget: z
+    .strictObject({
+      reserve: z
+        .strictObject({
+          lifecycle: fraction.default(0.1).describe("Share of each window kept for the lifecycle poller."),
+          interactive: fraction.default(0.05).describe("Further share kept for interactive agent reads."),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  queue: z
+    .strictObject({
+      concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(99)
+        .default(50)
+        .describe("Upstream requests in flight across all brokers (GitHub allows 100)."),
+    })
+    .prefault({}),
+  webhooks: z
+    .strictObject({
+      secret: z
+        .string()
+        .optional()
+        .describe(
+          "Webhook secret for X-Hub-Signature-256 (or AO_BROKER_WEBHOOK_SECRET). Without it the endpoint answers 404.",
+        ),
+    })
+    .prefault({}),
+  logLevel: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino log level."),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;

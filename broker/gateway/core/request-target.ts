@@ -1,0 +1,93 @@
+/**
+ * Where a gateway request is going, decided from the request line alone. The gateway serves:
+ *   proxy mode    absolute URIs for the public API host (what gh sends through HTTP_PROXY with
+ *                 GH_HOST=github.localhost: `POST http://api.github.localhost/graphql`)
+ *   reverse mode  plain paths (`/repos/...`, `/graphql`), for octokit with baseUrl = the gateway
+ *   blob mode     GETs of pre-signed log/artifact downloads on GitHub's blob hosts, after a redirect
+ *   local routes  /metrics, the webhook endpoint, /_aob/health
+ * Anything else — another host, CONNECT, a path that tries to climb out of the API — is refused:
+ * the gateway is never an open proxy.
+ */
+export type RequestTarget =
+  | {
+      readonly kind: "api";
+      readonly mode: "proxy" | "reverse";
+      readonly path: string;
+      readonly clientBase: string;
+    }
+  | { readonly kind: "blob"; readonly url: string }
+  | { readonly kind: "local"; readonly route: "metrics" | "webhook" | "health" }
+  | { readonly kind: "forbidden"; readonly status: 400 | 403 | 404; readonly message: string };
+
+export interface TargetInput {
+  readonly method: string;
+  readonly url: string;
+  readonly hostHeader: string | undefined;
+  readonly publicHost: string;
+  readonly blobHosts: readonly string[];
+  /** @defaultValue "/webhooks/github" */
+  readonly webhookPath?: string;
+}
+
+const FORBIDDEN_HOST =
+  "ao-broker is not an open proxy: only the GitHub API host it serves (and GitHub's log and artifact download hosts) may be requested";
+
+/** Rejects dot segments, encoded or not, and backslashes: upstream URL resolution must not be steerable. */
+function isSafePath(path: string): boolean {
+  const pathname = path.split("?")[0] ?? path;
+  if (pathname.includes("\\") || /%2e|%2f|%5c/i.test(pathname)) return false;
+  return !pathname.split("/").some((segment) => segment === "." || segment === "..");
+}
+
+function apiTarget(mode: "proxy" | "reverse", path: string, clientBase: string): RequestTarget {
+  if (!path.startsWith("/") || !isSafePath(path)) {
+    return { kind: "forbidden", status: 400, message: "invalid request path" };
+  }
+  if (path.startsWith("/_")) return { kind: "forbidden", status: 404, message: "Not Found" };
+  return { kind: "api", mode, path, clientBase };
+}
+
+export function resolveTarget(input: TargetInput): RequestTarget {
+  const method = input.method.toUpperCase();
+  if (method === "CONNECT") return { kind: "forbidden", status: 403, message: FORBIDDEN_HOST };
+  const url = input.url;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return { kind: "forbidden", status: 400, message: "invalid request URI" };
+    }
+    if (parsed.username || parsed.password)
+      return { kind: "forbidden", status: 403, message: FORBIDDEN_HOST };
+    const host = parsed.host.toLowerCase();
+    if (
+      (parsed.protocol === "http:" || parsed.protocol === "https:") &&
+      host === input.publicHost.toLowerCase()
+    ) {
+      return apiTarget("proxy", `${parsed.pathname}${parsed.search}`, `${parsed.protocol}//${parsed.host}`);
+    }
+    if (
+      parsed.protocol === "https:" &&
+      method === "GET" &&
+      input.blobHosts.includes(parsed.hostname.toLowerCase())
+    ) {
+      return { kind: "blob", url: parsed.toString() };
+    }
+    return { kind: "forbidden", status: 403, message: FORBIDDEN_HOST };
+  }
+  if (!url.startsWith("/")) return { kind: "forbidden", status: 400, message: "invalid request URI" };
+  const pathname = url.split("?")[0];
+  if (pathname === "/metrics") return { kind: "local", route: "metrics" };
+  if (pathname === (input.webhookPath ?? "/webhooks/github")) return { kind: "local", route: "webhook" };
+  if (pathname === "/_aob/health") return { kind: "local", route: "health" };
+  const host =
+    input.hostHeader && /^[A-Za-z0-9.[\]:-]+$/.test(input.hostHeader) ? input.hostHeader : "127.0.0.1";
+  return apiTarget("reverse", url, `http://${host}`);
+}
+
+/** Rewrites absolute upstream URLs in Link/Location headers to the base the client used. */
+export function rewriteUpstreamUrls(value: string, upstreamBase: string, clientBase: string): string {
+  const base = upstreamBase.replace(/\/+$/, "");
+  return value.split(base).join(clientBase);
+}

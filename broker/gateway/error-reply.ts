@@ -1,0 +1,68 @@
+/**
+ * The one place where any failure becomes an HTTP answer, always in GitHub's own error shape so gh
+ * prints it the way it prints GitHub's (`{"message", "documentation_url", "status"}`), and for GraphQL
+ * rate limiting as GitHub does it: 200 with `errors[{type: "RATE_LIMITED"}]`. Unknown failures
+ * become a generic 502 whose message carries no internals and no secrets.
+ */
+import { isAoError } from "../../common/index.js";
+
+export interface ErrorReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+const DOCS = "https://docs.github.com/rest";
+
+export function githubError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): ErrorReply {
+  return {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    body: Buffer.from(JSON.stringify({ message, documentation_url: DOCS, status: String(status) })),
+  };
+}
+
+export interface RateLimitedContext {
+  readonly graphql: boolean;
+  readonly resetEpochSeconds?: number | undefined;
+  readonly message: string;
+}
+
+export function rateLimitedReply(context: RateLimitedContext): ErrorReply {
+  const headers: Record<string, string> = { "x-ratelimit-remaining": "0" };
+  if (context.resetEpochSeconds) headers["x-ratelimit-reset"] = String(context.resetEpochSeconds);
+  if (context.graphql) {
+    return {
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8", ...headers },
+      body: Buffer.from(JSON.stringify({ errors: [{ type: "RATE_LIMITED", message: context.message }] })),
+    };
+  }
+  return githubError(403, context.message, headers);
+}
+
+/** Maps an error from the pipeline to GitHub's shape. `graphql` selects the rate-limit form. */
+export function errorReply(error: unknown, context: { graphql: boolean }): ErrorReply {
+  if (isAoError(error)) {
+    const data = (error.data ?? {}) as {
+      rateLimited?: boolean;
+      resetEpochSeconds?: number;
+      retryAfterSeconds?: number;
+    };
+    if (data.rateLimited) {
+      return rateLimitedReply({
+        graphql: context.graphql,
+        resetEpochSeconds: data.resetEpochSeconds,
+        message: error.message,
+      });
+    }
+    const extra: Record<string, string> = {};
+    if (data.retryAfterSeconds) extra["retry-after"] = String(Math.ceil(data.retryAfterSeconds));
+    return githubError(error.httpStatus ?? 502, error.message, extra);
+  }
+  return githubError(502, "ao-broker could not complete the request upstream");
+}

@@ -1,0 +1,483 @@
+/**
+ * The GitHub-compatible HTTP front of the broker (node:http). One job per step, in order:
+ * resolve the target (proxy / reverse / blob / local / forbidden) → read the body within the size
+ * limit → authenticate the broker-issued token (never the PAT: it exists only upstream) →
+ * classify → refuse writes on read-only tokens → run the pipeline → answer with GitHub's headers
+ * plus x-ao-broker-cache, x-ao-broker-cost and the SESSION's view of x-ratelimit-*.
+ * Malformed HTTP gets a 400 from Node's parser hook; nothing a client sends can throw out of here.
+ * close() stops accepting, lets in-flight requests finish (the drain), then ends idle sockets.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AoError, type Logger } from "../../common/index.js";
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { BrokerErrors } from "../errors.js";
+import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
+import { withoutHopByHop } from "../pipeline/http-headers.js";
+import type {
+  Caller,
+  GhRequest,
+  GhResponse,
+  GraphQLPayload,
+  Handler,
+  PriorityClass,
+} from "../pipeline/types.js";
+import { resolveTarget, rewriteUpstreamUrls } from "./core/request-target.js";
+import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
+
+export interface GatewayEvent {
+  readonly request: GhRequest;
+  readonly response?: GhResponse | undefined;
+  readonly status: number;
+  readonly error?: unknown;
+  readonly durationMs: number;
+}
+
+export interface GatewayServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly publicHost: string;
+  readonly blobHosts: readonly string[];
+  readonly maxBodyBytes: number;
+  readonly defaultDeadlineMs: number;
+  readonly allowRemoteMetrics: boolean;
+  /** The upstream base URL, for rewriting Link and Location headers to the client's base. */
+  readonly upstreamBase: string;
+  readonly pipeline: Handler;
+  readonly authenticate: (token: string) => Promise<{ caller: Caller } | undefined>;
+  readonly classify: (input: ClassifyInput) => RequestClass;
+  readonly sessionView: (sessionId: string, resource: RateLimitResource) => RateLimitSnapshot | undefined;
+  readonly logger: Logger;
+  /** Called once per API request after it is answered (stats, traces, AO trace rows). */
+  readonly observe?: ((event: GatewayEvent) => void) | undefined;
+  readonly metrics?: (() => Promise<string>) | undefined;
+  readonly webhook?:
+    | ((input: {
+        headers: Readonly<Record<string, string>>;
+        rawBody: Buffer;
+      }) => Promise<{ status: number; body: unknown }>)
+    | undefined;
+  readonly blobFetch?:
+    | ((url: string) => Promise<{ status: number; headers: Record<string, string>; body: Buffer }>)
+    | undefined;
+}
+
+function lowerHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (address === "::1" || address.startsWith("127.") || address === "::ffff:127.0.0.1");
+}
+
+class BodyTooLarge extends Error {}
+
+/**
+ * Reads a body up to `limit` bytes. Past the limit it stops keeping data but goes on reading (and
+ * discarding) so the 413 reaches the client instead of a connection reset; a client that keeps
+ * sending far beyond the limit is cut off.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    let tooLarge = declared > limit;
+    if (tooLarge) reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit * 4 + 65_536) {
+        req.destroy();
+        return;
+      }
+      if (tooLarge) return;
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+type GraphQLParse = { payload: GraphQLPayload } | { reply: ErrorReply };
+
+function parseGraphQLBody(body: Buffer): GraphQLParse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return { reply: githubError(400, "Problems parsing JSON") };
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { reply: githubError(400, "Problems parsing JSON") };
+  }
+  const record = parsed as { query?: unknown; variables?: unknown; operationName?: unknown };
+  if (typeof record.query !== "string" || record.query.trim() === "") {
+    return {
+      reply: {
+        status: 200,
+        headers: { "content-type": "application/json; charset=utf-8" },
+        body: Buffer.from(
+          JSON.stringify({
+            errors: [{ message: "A query attribute must be specified and must be a string." }],
+          }),
+        ),
+      },
+    };
+  }
+  const variables = record.variables ?? {};
+  if (variables === null || typeof variables !== "object" || Array.isArray(variables)) {
+    return { reply: githubError(400, "Variables are invalid JSON.") };
+  }
+  return {
+    payload: {
+      query: record.query,
+      variables: variables as Record<string, unknown>,
+      operationName: typeof record.operationName === "string" ? record.operationName : undefined,
+    },
+  };
+}
+
+function formatCost(cost: number): string {
+  return Number.isInteger(cost) ? String(cost) : cost.toFixed(3).replace(/0+$/, "");
+}
+
+export class GatewayServer {
+  readonly #options: GatewayServerOptions;
+  readonly #server: Server;
+  #inFlight = 0;
+  #draining = false;
+  #drained: (() => void) | undefined;
+
+  constructor(options: GatewayServerOptions) {
+    this.#options = options;
+    this.#server = createServer(
+      { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 120_000 },
+      (req, res) => {
+        void this.#handle(req, res);
+      },
+    );
+    this.#server.on("clientError", (_error, socket) => {
+      if (socket.writable)
+        socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      else socket.destroy();
+    });
+    this.#server.on("connect", (_req, socket) => {
+      const body = JSON.stringify({
+        message: "CONNECT is not supported: ao-broker is not an open proxy",
+        status: "403",
+      });
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        reject(
+          error.code === "EADDRINUSE"
+            ? new AoError(
+                BrokerErrors.AO_ERR_ALREADY_RUNNING,
+                `the gateway address ${this.#options.host}:${this.#options.port} is in use (another broker?)`,
+              )
+            : error,
+        );
+      };
+      this.#server.once("error", onError);
+      this.#server.listen(this.#options.port, this.#options.host, () => {
+        this.#server.off("error", onError);
+        resolve();
+      });
+    });
+    return this.url;
+  }
+
+  get url(): string {
+    const address = this.#server.address() as AddressInfo | null;
+    if (!address) return "";
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Stops accepting, waits for in-flight requests (up to graceMs), then closes every socket. */
+  async close(graceMs = 30_000): Promise<void> {
+    this.#draining = true;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
+    if (this.#inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          this.#drained = resolve;
+        }),
+        new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+      ]);
+    }
+    this.#server.closeAllConnections();
+    await closed;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.#inFlight += 1;
+    try {
+      await this.#route(req, res);
+    } catch (error) {
+      this.#options.logger.error({ err: error }, "gateway handler failed");
+      if (!res.headersSent) this.#send(res, githubError(500, "ao-broker internal error"));
+      else res.destroy();
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) this.#drained?.();
+    }
+  }
+
+  #send(
+    res: ServerResponse,
+    reply: ErrorReply | { status: number; headers: Record<string, string>; body: Buffer },
+  ): void {
+    if (res.headersSent) return;
+    const headers: Record<string, string> = { ...reply.headers, "content-length": String(reply.body.length) };
+    if (this.#draining) headers.connection = "close";
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+  }
+
+  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const o = this.#options;
+    const method = (req.method ?? "GET").toUpperCase();
+    const target = resolveTarget({
+      method,
+      url: req.url ?? "/",
+      hostHeader: req.headers.host,
+      publicHost: o.publicHost,
+      blobHosts: o.blobHosts,
+    });
+    if (target.kind === "forbidden") {
+      req.resume();
+      this.#send(res, githubError(target.status, target.message));
+      return;
+    }
+    if (this.#draining) {
+      req.resume();
+      this.#send(res, githubError(503, "ao-broker is shutting down", { "retry-after": "5" }));
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, o.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        this.#send(res, {
+          ...githubError(413, `Request body too large: the limit is ${o.maxBodyBytes} bytes`),
+          headers: { "content-type": "application/json; charset=utf-8", connection: "close" },
+        });
+      } else {
+        res.destroy();
+      }
+      return;
+    }
+    const headers = lowerHeaders(req);
+
+    if (target.kind === "local") {
+      await this.#local(target.route, req, res, headers, body);
+      return;
+    }
+
+    const token = bearer(headers.authorization);
+    if (!token) {
+      this.#send(res, githubError(401, "Requires authentication"));
+      return;
+    }
+    const identity = await o.authenticate(token);
+    if (!identity) {
+      this.#send(res, githubError(401, "Bad credentials"));
+      return;
+    }
+
+    if (target.kind === "blob") {
+      if (!o.blobFetch) {
+        this.#send(res, githubError(403, "artifact and log downloads are not enabled on this broker"));
+        return;
+      }
+      const blob = await o.blobFetch(target.url);
+      this.#send(res, { status: blob.status, headers: withoutHopByHop(blob.headers), body: blob.body });
+      return;
+    }
+
+    let graphql: GraphQLPayload | undefined;
+    const isGraphQL =
+      method === "POST" && (target.path === "/graphql" || target.path.startsWith("/graphql?"));
+    if (isGraphQL) {
+      const parsed = parseGraphQLBody(body);
+      if ("reply" in parsed) {
+        this.#send(res, parsed.reply);
+        return;
+      }
+      graphql = parsed.payload;
+    }
+    const forwardHeaders = withoutHopByHop(headers);
+    delete forwardHeaders["x-ao-broker-priority"];
+    delete forwardHeaders["x-ao-broker-allow-stale"];
+    const classification = o.classify({ method, path: target.path, headers: forwardHeaders, graphql });
+    const caller = identity.caller;
+    const isWrite = classification.kind === "rest-write" || classification.kind === "graphql-mutation";
+    if (isWrite && caller.readOnly) {
+      this.#send(res, githubError(403, "This ao-broker session is read-only: writes are refused"));
+      return;
+    }
+    const requested = headers["x-ao-broker-priority"];
+    const priority: PriorityClass = isWrite
+      ? "write"
+      : requested === "background"
+        ? "background"
+        : "interactive";
+    const now = Date.now();
+    const request: GhRequest = {
+      id: randomUUID(),
+      method,
+      path: target.path,
+      headers: forwardHeaders,
+      body: body.length > 0 ? body : undefined,
+      graphql,
+      caller,
+      classification,
+      priority,
+      deadlineAt: now + o.defaultDeadlineMs,
+      allowStale: headers["x-ao-broker-allow-stale"] === "1" || headers["x-ao-broker-allow-stale"] === "true",
+      receivedAt: now,
+    };
+
+    let response: GhResponse | undefined;
+    let reply: { status: number; headers: Record<string, string>; body: Buffer };
+    let failure: unknown;
+    try {
+      response = await o.pipeline(request);
+      reply = this.#answer(request, response, target.clientBase);
+    } catch (error) {
+      failure = error;
+      const mapped = errorReply(error, { graphql: isGraphQL });
+      const view = o.sessionView(caller.sessionId, classification.resource);
+      reply = {
+        status: mapped.status,
+        headers: {
+          ...(view ? this.#rateHeaders(view) : {}),
+          ...mapped.headers,
+          "x-ao-broker-cache": "BYPASS",
+          "x-ao-broker-cost": "0",
+        },
+        body: mapped.body,
+      };
+      if (mapped.status >= 500) o.logger.warn({ err: error, requestId: request.id }, "request failed");
+    }
+    this.#send(res, reply);
+    o.observe?.({ request, response, status: reply.status, error: failure, durationMs: Date.now() - now });
+  }
+
+  #rateHeaders(view: RateLimitSnapshot): Record<string, string> {
+    return {
+      "x-ratelimit-limit": String(Math.floor(view.limit)),
+      "x-ratelimit-remaining": String(Math.max(0, Math.floor(view.remaining))),
+      "x-ratelimit-reset": String(view.reset),
+      "x-ratelimit-used": String(Math.ceil(view.used)),
+      "x-ratelimit-resource": view.resource,
+    };
+  }
+
+  #answer(
+    request: GhRequest,
+    response: GhResponse,
+    clientBase: string,
+  ): { status: number; headers: Record<string, string>; body: Buffer } {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(withoutHopByHop(response.headers))) {
+      if (name.startsWith("x-ratelimit-")) continue;
+      headers[name] =
+        name === "link" || name === "location"
+          ? rewriteUpstreamUrls(value, this.#options.upstreamBase, clientBase)
+          : value;
+    }
+    const view = this.#options.sessionView(request.caller.sessionId, response.resource);
+    if (view) Object.assign(headers, this.#rateHeaders(view));
+    else {
+      for (const [name, value] of Object.entries(response.headers))
+        if (name.startsWith("x-ratelimit-")) headers[name] = value;
+    }
+    headers["x-ao-broker-cache"] = response.cache;
+    headers["x-ao-broker-cost"] = formatCost(response.cost);
+    return { status: response.status, headers, body: response.body };
+  }
+
+  async #local(
+    route: "metrics" | "webhook" | "health",
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<void> {
+    const o = this.#options;
+    if (route === "health") {
+      this.#send(res, {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: Buffer.from('{"ok":true}'),
+      });
+      return;
+    }
+    if (route === "metrics") {
+      if (!o.metrics || req.method !== "GET") {
+        this.#send(res, githubError(404, "Not Found"));
+        return;
+      }
+      if (!o.allowRemoteMetrics && !isLoopback(req.socket.remoteAddress)) {
+        this.#send(
+          res,
+          githubError(403, "/metrics is served to loopback peers only (gateway.allowRemoteMetrics)"),
+        );
+        return;
+      }
+      const text = await o.metrics();
+      this.#send(res, {
+        status: 200,
+        headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+        body: Buffer.from(text),
+      });
+      return;
+    }
+    if (!o.webhook || req.method !== "POST") {
+      this.#send(res, githubError(404, "Not Found"));
+      return;
+    }
+    const result = await o.webhook({ headers, rawBody: body });
+    this.#send(res, {
+      status: result.status,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: Buffer.from(JSON.stringify(result.body ?? {})),
+    });
+  }
+}

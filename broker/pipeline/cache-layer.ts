@@ -1,0 +1,181 @@
+/**
+ * Serves reads from the shared cache and keeps it honest about writes.
+ *
+ * Reads (cacheable):
+ *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
+ *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
+ *   stale otherwise                               → MISS through the rest of the pipeline
+ *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
+ *                                                   this layer marked a stale answer as available)
+ * A client's own If-None-Match is honoured: an answer whose ETag matches becomes a 304 to it.
+ * Only 2xx answers are stored, and GraphQL answers carrying `errors` are not ("errors are never
+ * cached"). Generations are captured before the upstream call, so an answer that raced with a
+ * write is stored as already stale.
+ * Writes: after a successful write, the tags it touches are bumped (and the tags behind any global
+ * ids a mutation names), so every broker's next read of that PR goes upstream.
+ */
+import type { Logger } from "../../common/index.js";
+import { learnIds } from "../cache/core/graphql-analysis.js";
+import type { CachedAnswer, ResponseCache } from "../cache/response-cache.js";
+import { storableHeaders } from "./http-headers.js";
+import { BudgetWouldWait } from "./ports.js";
+import type { CacheResult, GhRequest, GhResponse, Layer } from "./types.js";
+
+export interface CacheLayerOptions {
+  readonly cache: ResponseCache;
+  readonly logger: Logger;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+function answerToResponse(
+  request: GhRequest,
+  answer: CachedAnswer,
+  cache: CacheResult,
+  extraHeaders?: Readonly<Record<string, string>>,
+): GhResponse {
+  const clientEtag = request.headers["if-none-match"];
+  const headers = { ...answer.headers, ...(extraHeaders ? storableHeaders(extraHeaders) : {}) };
+  if (clientEtag && headers.etag && clientEtag === headers.etag) {
+    return {
+      status: 304,
+      headers,
+      body: Buffer.alloc(0),
+      cache,
+      cost: 0,
+      resource: request.classification.resource,
+    };
+  }
+  return {
+    status: answer.status,
+    headers,
+    body: answer.body,
+    cache,
+    cost: 0,
+    resource: request.classification.resource,
+  };
+}
+
+function isStorable(request: GhRequest, response: GhResponse): boolean {
+  if (response.status < 200 || response.status >= 300) return false;
+  if (request.classification.kind === "graphql-query") {
+    // Cheap scan first: only answers mentioning "errors" are parsed to check.
+    if (response.body.includes('"errors"')) {
+      try {
+        const parsed = JSON.parse(response.body.toString("utf8")) as { errors?: unknown };
+        if (parsed.errors !== undefined) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+export function cacheLayer(options: CacheLayerOptions): Layer {
+  const { cache, logger } = options;
+  const now = options.now ?? Date.now;
+
+  const store = async (
+    request: GhRequest,
+    response: GhResponse,
+    generations: Readonly<Record<string, number>>,
+  ) => {
+    const c = request.classification;
+    if (!isStorable(request, response)) return;
+    try {
+      await cache.store(c.cacheKey, {
+        status: response.status,
+        headers: storableHeaders(response.headers),
+        body: response.body,
+        storedAt: now(),
+        generations,
+      });
+      if (c.graphql && c.repo) {
+        const data = (JSON.parse(response.body.toString("utf8")) as { data?: unknown }).data;
+        await cache.learnIds(learnIds(data, c.repo));
+      }
+    } catch (error) {
+      logger.warn({ err: error, requestId: request.id }, "cache store failed; answer served uncached");
+    }
+  };
+
+  return (next) => async (request) => {
+    const c = request.classification;
+
+    if (c.writes.length > 0 || c.writeNodeIds.length > 0) {
+      const response = await next(request);
+      if (response.status < 400) {
+        try {
+          const tags = [...c.writes, ...(await cache.tagsForIds(c.writeNodeIds))];
+          await cache.invalidate(tags);
+        } catch (error) {
+          logger.warn({ err: error, requestId: request.id }, "cache invalidation after a write failed");
+        }
+      }
+      return response;
+    }
+    if (!c.cacheable) return next(request);
+
+    let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
+    try {
+      lookup = await cache.lookup(c.cacheKey, c.reads);
+    } catch (error) {
+      // The cache is an optimisation: without Redis the request still goes upstream.
+      logger.warn({ err: error, requestId: request.id }, "cache lookup failed; going upstream");
+      return next(request);
+    }
+    const answer = lookup.answer;
+    if (answer && lookup.tagsCurrent && now() - answer.storedAt < c.freshMs) {
+      return answerToResponse(request, answer, "HIT");
+    }
+
+    const validator = c.kind === "rest-read" && answer ? answer.headers.etag : undefined;
+    const lastModified = c.kind === "rest-read" && answer ? answer.headers["last-modified"] : undefined;
+    const downstream: GhRequest = {
+      ...request,
+      staleAvailable: answer !== undefined && request.allowStale,
+      headers:
+        validator || lastModified
+          ? {
+              ...request.headers,
+              ...(validator ? { "if-none-match": validator } : {}),
+              ...(lastModified ? { "if-modified-since": lastModified } : {}),
+            }
+          : request.headers,
+    };
+
+    let response: GhResponse;
+    try {
+      response = await next(downstream);
+    } catch (error) {
+      if (error instanceof BudgetWouldWait && answer) return answerToResponse(request, answer, "STALE");
+      throw error;
+    }
+
+    if (response.status === 304 && answer && (validator || lastModified)) {
+      // GitHub says the resource is unchanged: the stored answer is current again (even if a tag
+      // moved, the resource it describes did not), so it is re-stored under today's generations.
+      const refreshed: CachedAnswer = {
+        ...answer,
+        headers: { ...answer.headers, ...storableHeaders(response.headers) },
+        storedAt: now(),
+        generations: lookup.generations,
+      };
+      try {
+        await cache.store(c.cacheKey, refreshed);
+      } catch (error) {
+        logger.warn({ err: error, requestId: request.id }, "cache refresh failed");
+      }
+      const served = answerToResponse(request, refreshed, "REVALIDATED", response.headers);
+      return {
+        ...served,
+        cost: response.cost,
+        upstreamCost: response.upstreamCost,
+        waitedMs: response.waitedMs,
+      };
+    }
+    await store(request, response, lookup.generations);
+    return response;
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Decides, once per request, everything later layers branch on: REST or GraphQL, read or write,
+ * which rate-limit bucket, whether the answer may be cached and under which key, which resource tags
+ * it reads or invalidates, how fresh it must be, and what GitHub will probably charge.
+ */
+
+import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
+import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
+import { singleRepo, stableStringify } from "../cache/core/graphql-analysis.js";
+import { restTags, type Tag } from "../cache/core/resource-tags.js";
+import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
+import type { GraphQLPayload } from "./types.js";
+
+export type RequestKind =
+  | "rest-read"
+  | "rest-write"
+  | "graphql-query"
+  | "graphql-mutation"
+  | "graphql-unparsed";
+
+export interface FreshnessPolicy {
+  readonly restFreshMs: number;
+  readonly graphqlFreshMs: {
+    readonly checks: number;
+    readonly pullRequest: number;
+    readonly issue: number;
+    readonly other: number;
+  };
+}
+
+export interface RequestClass {
+  readonly kind: RequestKind;
+  readonly resource: RateLimitResource;
+  readonly cacheable: boolean;
+  /** Identity of the answer: equal keys are answered identically by GitHub. */
+  readonly cacheKey: string;
+  readonly reads: readonly Tag[];
+  readonly writes: readonly Tag[];
+  readonly writeNodeIds: readonly string[];
+  readonly freshMs: number;
+  /** Primary points (GraphQL) or requests (REST) GitHub will probably charge. */
+  readonly estimatedCost: number;
+  /** Costs nothing at GitHub (GET /rate_limit). */
+  readonly free: boolean;
+  readonly graphql?: GraphQLAnalysis | undefined;
+  readonly repo?: { readonly owner: string; readonly name: string } | undefined;
+  /** The query failed to parse or names no operation; GitHub answers it with errors. */
+  readonly graphqlProblem?: string | undefined;
+}
+
+/** Headers that change what GitHub answers, and so belong to the cache key. */
+const VARYING_HEADERS = ["accept", "x-github-api-version", "graphql-features"];
+
+function headerKey(headers: Readonly<Record<string, string>>): string {
+  return VARYING_HEADERS.map((h) => `${h}=${headers[h] ?? ""}`).join("&");
+}
+
+export interface ClassifyInput {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly graphql?: GraphQLPayload | undefined;
+}
+
+export function classifyRequest(
+  input: ClassifyInput,
+  analyzer: GraphQLAnalyzer,
+  policy: FreshnessPolicy,
+): RequestClass {
+  const isGraphQL =
+    input.method === "POST" && (input.path === "/graphql" || input.path.startsWith("/graphql?"));
+  if (isGraphQL) {
+    const payload = input.graphql;
+    const base = {
+      resource: "graphql" as RateLimitResource,
+      writes: [],
+      writeNodeIds: [],
+      free: false,
+      reads: [],
+    };
+    if (!payload) {
+      return {
+        ...base,
+        kind: "graphql-unparsed",
+        cacheable: false,
+        cacheKey: "",
+        freshMs: 0,
+        estimatedCost: 1,
+        graphqlProblem: "no query",
+      };
+    }
+    const analysis = analyzer.analyze(payload.query, payload.variables, payload.operationName);
+    if ("error" in analysis) {
+      return {
+        ...base,
+        kind: "graphql-unparsed",
+        cacheable: false,
+        cacheKey: "",
+        freshMs: 0,
+        estimatedCost: 1,
+        graphqlProblem: analysis.message,
+      };
+    }
+    const repo = singleRepo(analysis);
+    if (analysis.operationType !== "query") {
+      return {
+        ...base,
+        kind: "graphql-mutation",
+        cacheable: false,
+        cacheKey: "",
+        writes: analysis.writes,
+        writeNodeIds: analysis.writeNodeIds,
+        freshMs: 0,
+        estimatedCost: analysis.cost.cost,
+        graphql: analysis,
+        repo,
+      };
+    }
+    const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
+    return {
+      ...base,
+      kind: "graphql-query",
+      // rateLimit answers are live numbers; errors in cost (pagination, node limit) are never cached.
+      cacheable: !analysis.selectsRateLimit && analysis.cost.errors.length === 0,
+      cacheKey: `G\u0000${headerKey(input.headers)}\u0000${analysis.canonicalKey}`,
+      reads: analysis.reads,
+      freshMs,
+      estimatedCost: analysis.cost.cost,
+      graphql: analysis,
+      repo,
+    };
+  }
+  const resource = restResourceForPath(input.path);
+  const tags = restTags(input.path);
+  const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
+  const repo = match
+    ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
+    : undefined;
+  const read = input.method === "GET" || input.method === "HEAD";
+  const free = isFreeRestPath(input.path);
+  return {
+    kind: read ? "rest-read" : "rest-write",
+    resource,
+    cacheable: read && !free,
+    cacheKey: read ? `R\u0000${input.method} ${input.path}\u0000${headerKey(input.headers)}` : "",
+    reads: read ? tags.reads : [],
+    writes: read ? [] : tags.writes,
+    writeNodeIds: [],
+    freshMs: read ? policy.restFreshMs : 0,
+    estimatedCost: free ? 0 : 1,
+    free,
+    repo,
+  };
+}
+
+export { stableStringify };

@@ -1,0 +1,250 @@
+/**
+ * Identical in-flight reads share one upstream call — within this broker, and across brokers on
+ * the same Redis.
+ *
+ * In process: the first request for a key (the leader) runs the rest of the pipeline; requests for
+ * the same key arriving before it completes (followers) await the leader's answer and are labelled
+ * COALESCED. The upstream cost is split evenly among everyone who shared the call (leader
+ * included), and the budget is told so each session is charged its share.
+ * Across brokers: the leader also takes a Redis lock `p:inflight:<hash>` (SET NX PX). A broker that
+ * finds the lock taken waits for the leader's answer on the `p:coalesced` channel (the leader
+ * publishes it when the waiter counter says someone is listening), and becomes a leader itself if the
+ * lock vanishes without an answer (the other broker crashed) or its own deadline nears.
+ * Invariants: a leader's error is its followers' error; nothing is cached from an error (the cache
+ * layer above decides); writes are never coalesced.
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Logger } from "../../common/index.js";
+import { ResponseCache } from "../cache/response-cache.js";
+import type { PubSubHub } from "../redis/pubsub-hub.js";
+import type { BudgetPort } from "./ports.js";
+import type { GhRequest, GhResponse, Layer } from "./types.js";
+
+export interface CoalesceLayerOptions {
+  readonly budget: BudgetPort;
+  readonly logger: Logger;
+  /** Cross-broker coalescing; omit for in-process only. */
+  readonly shared?: {
+    readonly redis: Redis;
+    readonly pubsub: PubSubHub;
+    readonly prefix: string;
+    /** Answers larger than this are not published; remote followers then go upstream. @defaultValue 2 MiB */
+    readonly maxPublishBytes?: number;
+  };
+  /** @defaultValue 60000 */
+  readonly lockTtlMs?: number;
+}
+
+interface Flight {
+  readonly promise: Promise<GhResponse>;
+  followers: number;
+}
+
+interface PublishedAnswer {
+  readonly key: string;
+  readonly ok: boolean;
+  readonly status?: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  readonly resource?: string;
+  readonly upstreamCost?: number;
+}
+
+function coalesceKey(request: GhRequest): string | undefined {
+  const c = request.classification;
+  if (!c.cacheKey || (c.kind !== "rest-read" && c.kind !== "graphql-query")) return undefined;
+  // The validator the cache layer attached is part of the request GitHub sees.
+  return `${c.cacheKey}\u0000${request.headers["if-none-match"] ?? ""}\u0000${request.headers["if-modified-since"] ?? ""}`;
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+export function coalesceLayer(options: CoalesceLayerOptions): Layer {
+  const flights = new Map<string, Flight>();
+  const remoteWaiters = new Map<string, Set<(answer: PublishedAnswer | undefined) => void>>();
+  const lockTtl = options.lockTtlMs ?? 60_000;
+  const shared = options.shared;
+  const channel = shared ? `${shared.prefix}:coalesced` : "";
+  let subscribed: Promise<unknown> | undefined;
+
+  const ensureSubscribed = () => {
+    if (!shared) return Promise.resolve();
+    subscribed ??= shared.pubsub.subscribe(channel, (message) => {
+      let answer: PublishedAnswer;
+      try {
+        answer = JSON.parse(message.toString("utf8")) as PublishedAnswer;
+      } catch {
+        return;
+      }
+      const waiters = remoteWaiters.get(answer.key);
+      if (!waiters) return;
+      remoteWaiters.delete(answer.key);
+      for (const resolve of waiters) resolve(answer);
+    });
+    return subscribed;
+  };
+
+  const share = (
+    request: GhRequest,
+    response: GhResponse,
+    sharedBy: number,
+    role: "leader" | "follower",
+  ): GhResponse => {
+    const upstreamCost = response.upstreamCost ?? response.cost;
+    const each = sharedBy > 0 ? upstreamCost / sharedBy : upstreamCost;
+    if (role === "follower" && each > 0)
+      options.budget.attribute(request.caller.sessionId, response.resource, each);
+    if (role === "leader" && sharedBy > 1 && upstreamCost > 0) {
+      options.budget.attribute(request.caller.sessionId, response.resource, each - upstreamCost);
+    }
+    return {
+      ...response,
+      cost: round3(each),
+      sharedBy,
+      ...(role === "follower" ? { cache: "COALESCED" as const, waitedMs: undefined } : {}),
+    };
+  };
+
+  const waitRemote = async (request: GhRequest, hashed: string): Promise<PublishedAnswer | undefined> => {
+    if (!shared) return undefined;
+    await ensureSubscribed();
+    const lockKey = `${shared.prefix}:inflight:${hashed}`;
+    await shared.redis.multi().incr(`${lockKey}:w`).pexpire(`${lockKey}:w`, lockTtl).exec();
+    return new Promise<PublishedAnswer | undefined>((resolve) => {
+      let settled = false;
+      const finish = (answer: PublishedAnswer | undefined) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(poll);
+        clearTimeout(deadline);
+        remoteWaiters.get(hashed)?.delete(finish);
+        resolve(answer);
+      };
+      let set = remoteWaiters.get(hashed);
+      if (!set) {
+        set = new Set();
+        remoteWaiters.set(hashed, set);
+      }
+      set.add(finish);
+      const poll = setInterval(() => {
+        shared.redis.exists(lockKey).then(
+          (exists) => {
+            if (!exists) finish(undefined);
+          },
+          () => undefined,
+        );
+      }, 250);
+      const deadline = setTimeout(
+        () => finish(undefined),
+        Math.max(0, request.deadlineAt - Date.now() - 1000),
+      );
+    });
+  };
+
+  const publish = async (hashed: string, answer: PublishedAnswer) => {
+    if (!shared) return;
+    const lockKey = `${shared.prefix}:inflight:${hashed}`;
+    try {
+      const [[, waiters]] = (await shared.redis
+        .multi()
+        .get(`${lockKey}:w`)
+        .del(lockKey, `${lockKey}:w`)
+        .exec()) as [[unknown, string | null]];
+      if (Number(waiters ?? 0) > 0) await shared.redis.publish(channel, JSON.stringify(answer));
+    } catch (error) {
+      options.logger.debug({ err: error }, "coalescing publish failed; remote followers will go upstream");
+    }
+  };
+
+  const lead = async (
+    request: GhRequest,
+    key: string,
+    run: () => Promise<GhResponse>,
+  ): Promise<GhResponse> => {
+    const flight: Flight = { promise: undefined as unknown as Promise<GhResponse>, followers: 0 };
+    const hashed = ResponseCache.hashKey(key);
+    const promise = (async () => {
+      let answer: GhResponse;
+      try {
+        answer = await run();
+      } catch (error) {
+        await publish(hashed, { key: hashed, ok: false });
+        throw error;
+      }
+      const maxBytes = shared?.maxPublishBytes ?? 2 * 1024 * 1024;
+      await publish(
+        hashed,
+        answer.body.length <= maxBytes
+          ? {
+              key: hashed,
+              ok: true,
+              status: answer.status,
+              headers: { ...answer.headers },
+              body: answer.body.toString("base64"),
+              resource: answer.resource,
+              upstreamCost: 0,
+            }
+          : { key: hashed, ok: false },
+      );
+      return answer;
+    })();
+    (flight as { promise: Promise<GhResponse> }).promise = promise;
+    flights.set(key, flight);
+    try {
+      const response = await promise;
+      return share(request, response, 1 + flight.followers, "leader");
+    } finally {
+      flights.delete(key);
+    }
+  };
+
+  return (next) => async (request) => {
+    const key = coalesceKey(request);
+    if (!key) return next(request);
+
+    const flight = flights.get(key);
+    if (flight) {
+      flight.followers += 1;
+      const response = await flight.promise;
+      return share(request, response, 1 + flight.followers, "follower");
+    }
+
+    if (!shared) return lead(request, key, () => next(request));
+
+    const hashed = ResponseCache.hashKey(key);
+    const lockKey = `${shared.prefix}:inflight:${hashed}`;
+    const token = randomUUID();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let acquired: string | null = "OK";
+      try {
+        acquired = await shared.redis.set(lockKey, token, "PX", lockTtl, "NX");
+      } catch (error) {
+        options.logger.debug({ err: error }, "coalescing lock unavailable; leading locally");
+      }
+      if (acquired === "OK") return lead(request, key, () => next(request));
+      // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
+      const local = flights.get(key);
+      if (local) {
+        local.followers += 1;
+        return share(request, await local.promise, 1 + local.followers, "follower");
+      }
+      const answer = await waitRemote(request, hashed);
+      if (answer?.ok && answer.status !== undefined && answer.body !== undefined) {
+        return {
+          status: answer.status,
+          headers: answer.headers ?? {},
+          body: Buffer.from(answer.body, "base64"),
+          cache: "COALESCED",
+          cost: 0,
+          upstreamCost: 0,
+          resource: answer.resource ?? request.classification.resource,
+        };
+      }
+      if (answer && !answer.ok) break;
+    }
+    return lead(request, key, () => next(request));
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Assembles the gateway's layers in their one order (prow's NewFromCache):
+ *   cache → coalesce → batch → budget → upstream
+ * Cache first, so hits cost nothing and touch nothing else; coalescing before batching and budget,
+ * so identical requests are admitted once; batching before budget, so a merged query is admitted
+ * once at its real (shared) cost; the upstream queue last.
+ */
+
+import type { Redis } from "ioredis";
+import type { Logger } from "../../common/index.js";
+import type { ResponseCache } from "../cache/response-cache.js";
+import type { PubSubHub } from "../redis/pubsub-hub.js";
+import { budgetLayer } from "./budget-layer.js";
+import { cacheLayer } from "./cache-layer.js";
+import { coalesceLayer } from "./coalesce-layer.js";
+import type { BudgetPort, UpstreamPort } from "./ports.js";
+import { composeLayers, type Handler, type Layer } from "./types.js";
+import { type RateLimitProbe, upstreamHandler } from "./upstream-handler.js";
+
+export interface GatewayPipelineDeps {
+  readonly cache: ResponseCache;
+  readonly budget: BudgetPort;
+  readonly upstream: UpstreamPort;
+  readonly logger: Logger;
+  readonly probe?: RateLimitProbe | undefined;
+  /** The batching layer (broker/batch); omitted → no cross-session batching. */
+  readonly batch?: Layer | undefined;
+  /** Cross-broker coalescing over Redis; omitted → in-process only. */
+  readonly shared?:
+    | { readonly redis: Redis; readonly pubsub: PubSubHub; readonly prefix: string }
+    | undefined;
+  readonly now?: () => number;
+}
+
+export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
+  const layers: Layer[] = [
+    cacheLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
+    coalesceLayer({
+      budget: deps.budget,
+      logger: deps.logger,
+      ...(deps.shared ? { shared: deps.shared } : {}),
+    }),
+  ];
+  if (deps.batch) layers.push(deps.batch);
+  layers.push(budgetLayer(deps.budget));
+  return composeLayers(
+    layers,
+    upstreamHandler({ upstream: deps.upstream, budget: deps.budget, probe: deps.probe }),
+  );
+}

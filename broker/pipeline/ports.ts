@@ -1,0 +1,76 @@
+/**
+ * What the gateway pipeline needs from the parts beside it, as small interfaces. The composition
+ * root (broker/create-broker.ts) adapts the real BudgetGate, UpstreamQueue and BatchScheduler to
+ * these; tests can hand in counting fakes. Keeping the seams here means the pipeline never imports
+ * BullMQ or the Lua scripts, and each of those parts can change shape without rippling through.
+ */
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import type { PriorityClass } from "./types.js";
+
+export interface UpstreamRequest {
+  readonly requestId: string;
+  readonly sessionId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer | undefined;
+  readonly kind: "rest" | "graphql";
+  readonly resource: RateLimitResource;
+  readonly priority: PriorityClass;
+  /** Safe to send twice (GETs, GraphQL queries). Writes are never retried blindly. */
+  readonly idempotent: boolean;
+  readonly mutation: boolean;
+  readonly deadlineAt: number;
+}
+
+export interface UpstreamAnswer {
+  readonly status: number;
+  /** Lower-case names; content-encoding already undone. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly queueWaitMs?: number | undefined;
+}
+
+export interface UpstreamPort {
+  send(request: UpstreamRequest): Promise<UpstreamAnswer>;
+}
+
+export interface AdmissionRequest {
+  readonly sessionId: string;
+  readonly weight: number;
+  readonly resource: RateLimitResource;
+  readonly cost: number;
+  readonly priority: PriorityClass;
+  readonly deadlineAt: number;
+  /** False: do not wait — fail at once with a would-wait error (the caller has a stale answer). */
+  readonly wait: boolean;
+}
+
+export interface Admission {
+  readonly waitedMs: number;
+  /** Records the real cost (0 for a 304) and frees the reservation. */
+  settle(actualCost: number): Promise<void>;
+  /** Frees the reservation without charging (the request was never sent). */
+  release(): Promise<void>;
+}
+
+export interface BudgetPort {
+  /** Resolves when the request may spend; rejects past the deadline, or at once when !wait and it would wait. */
+  admit(request: AdmissionRequest): Promise<Admission>;
+  /** Feeds GitHub's own numbers from any upstream answer. */
+  observe(snapshot: RateLimitSnapshot): void;
+  /** Attributes spend that was settled under another session's admission (coalesced followers, batch members). */
+  attribute(sessionId: string, resource: RateLimitResource, amount: number): void;
+  /** The session's own view of a bucket, for its x-ratelimit-* headers. */
+  sessionView(sessionId: string, resource: RateLimitResource): RateLimitSnapshot | undefined;
+}
+
+/** Thrown by BudgetPort.admit when !wait and the request would have to wait. */
+export class BudgetWouldWait extends Error {
+  readonly retryAt: number;
+  constructor(retryAt: number) {
+    super("budget spent; the request would wait");
+    this.name = "BudgetWouldWait";
+    this.retryAt = retryAt;
+  }
+}

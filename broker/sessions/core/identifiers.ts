@@ -1,0 +1,72 @@
+/**
+ * Shapes of the identifiers sessions are made of, checked before anything touches Redis: session
+ * ids become key segments and repos become GitHub paths, so both are restricted to what GitHub
+ * and AO actually produce.
+ */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+/** https://docs.github.com/en/repositories/creating-and-managing-repositories/creating-a-new-repository (owner/name charset) */
+const REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+
+export function isValidSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
+
+export function isValidRepo(repo: string): boolean {
+  return REPO.test(repo) && !repo.endsWith("/.") && !repo.endsWith("/..");
+}
+
+export const TOKEN_PREFIX = { session: "aob_s_", invocation: "aob_i_" } as const;
+export type TokenKind = keyof typeof TOKEN_PREFIX;
+
+/** Broker tokens look like `aob_s_<43 base64url chars>`; anything else is not ours. */
+export function tokenKind(token: string): TokenKind | undefined {
+  if (!/^aob_[si]_[A-Za-z0-9_-]{32,64}$/.test(token)) return undefined;
+  return token.startsWith(TOKEN_PREFIX.session) ? "session" : "invocation";
+}
+
+/** "gh pr checks 12 --watch" from argv, with values of secret-looking flags dropped. */
+export function summarizeArgv(argv: readonly string[], maxLength = 200): string {
+  const parts: string[] = [];
+  let redactNext = false;
+  for (const arg of argv) {
+    if (redactNext) {
+      parts.push("[REDACTED]");
+      redactNext = false;
+      continue;
+    }
+    if (/^--?(token|password|secret|auth)/i.test(arg)) {
+      if (arg.includes("=")) parts.push(`${arg.split("=")[0]}=[REDACTED]`);
+      else {
+        parts.push(arg);
+        redactNext = true;
+      }
+      continue;
+    }
+    if (/^(authorization|x-api-key):/i.test(arg)) {
+      parts.push(`${arg.split(":")[0]}: [REDACTED]`);
+      continue;
+    }
+    parts.push(/\s/.test(arg) ? JSON.stringify(arg) : arg);
+  }
+  const text = parts.join(" ");
+  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
+}
+
+/** AO's operation name for a gh command: `gh.<subcommand>.<first positional>` (gh.pr.view, gh.api.graphql). */
+export function ghOperation(argv: readonly string[]): string {
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "-R" || arg === "--repo") i++;
+    else if (!arg.startsWith("-")) positional.push(arg);
+  }
+  const [sub, verb] = positional;
+  if (!sub) return "gh";
+  if (sub === "api") {
+    const endpoint = verb ?? "";
+    return endpoint === "graphql"
+      ? "gh.api.graphql"
+      : `gh.api.${endpoint.replace(/^\//, "").split("/")[0] || "rest"}`;
+  }
+  return verb ? `gh.${sub}.${verb}` : `gh.${sub}`;
+}
