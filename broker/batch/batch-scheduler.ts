@@ -1,0 +1,562 @@
+/**
+ * The deadline-aware batcher: callers' GraphQL queries wait, each within its latency budget, for
+ * compatible partners; a group leaves as ONE merged query when its earliest member's deadline
+ * arrives or when it is full (members, computed points, nodes). Merged queries go out through the
+ * injected `send` (the broker's upstream queue); answers are split back per member.
+ *
+ * Guarantees:
+ * - Each member receives exactly its answer alone (core/split-response.ts), or, when that cannot
+ *   be derived from the merged answer, its answer from being sent alone (reported as
+ *   `retriedAlone`). GitHub refusing a merged query retries every member alone; a rate-limited
+ *   reply is handed to every member as is (alone they would get the same).
+ * - Members GitHub would refuse (validation, cost rules, variables) never join a group:
+ *   prepare-member.ts sends them alone at once, so they cannot fail the others.
+ * - Groups are keyed by `mergeKey` (upstream, Accept, GraphQL-Features...): only members with the
+ *   same key share a query.
+ * - Every forwarded query carries an injected `rateLimit` (unless disabled) and its real cost is
+ *   split among the members by computed requests (core/cost-sharing.ts).
+ * - close() flushes what waits (or rejects it with AO_ERR_BATCH_CLOSED) and waits for answers in
+ *   flight; it never leaves a promise pending.
+ */
+import type { GraphQLSchema } from "graphql";
+import { AoError } from "../../common/index.js";
+import { MAX_NODE_LIMIT, pointsForRequests } from "../../github/index.js";
+import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
+import type { AloneReason } from "./core/alone-reason.js";
+import { type BatchClass, DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
+import { shareCost } from "./core/cost-sharing.js";
+import { isJsonObject, type RateLimitData } from "./core/graphql-response.js";
+import { mergeQueries, RATE_LIMIT_ALIAS } from "./core/merge-queries.js";
+import { injectRateLimit, stripRateLimit } from "./core/rate-limit-injection.js";
+import { type RetryReason, splitMergedResponse } from "./core/split-response.js";
+import { judgeUpstreamReply } from "./core/upstream-reply.js";
+import { BatchErrors } from "./errors.js";
+import {
+  type AloneMember,
+  type BatchMemberInput,
+  DEFAULT_MEMBER_CAPS,
+  type EligibleMember,
+  type PreparedMember,
+  prepareMember,
+} from "./prepare-member.js";
+
+/** One GraphQL POST the batcher asks the broker to send upstream. */
+export interface UpstreamGraphQLRequest {
+  readonly query: string;
+  /** The JSON `variables` member; always an object for merged queries, verbatim for alone ones. */
+  readonly variables: unknown;
+  readonly operationName: string | undefined;
+  /** The highest priority among the members. */
+  readonly priority: PriorityClass;
+  readonly mergeKey: string;
+  /** Headers of the group's first member (same mergeKey ⇒ same relevant headers). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly memberIds: readonly string[];
+  readonly kind: "merged" | "alone" | "retry";
+}
+
+export interface UpstreamReply {
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array;
+}
+
+export interface BatchResponse {
+  readonly status: number;
+  /** The upstream reply's headers minus content-length and etag (the body was rewritten). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text: this member's answer. */
+  readonly body: string;
+}
+
+export interface BatchOutcome {
+  readonly response: BatchResponse;
+  /** Points charged to this member: its share of every upstream query it took part in. */
+  readonly costShare: number;
+  /** Where the charge came from: the injected rateLimit, the computed cost, or nothing known. */
+  readonly costSource: "rateLimit" | "computed" | "none";
+  /** True when the answer came out of a merged query. */
+  readonly batched: boolean;
+  /** Members in the query that answered (1 when alone). */
+  readonly batchSize: number;
+  /** Time from submit until the query that answered was sent, ms. */
+  readonly waitedMs: number;
+  /** A merged attempt failed for this member, and it was sent alone. */
+  readonly retriedAlone: boolean;
+  readonly retryReason?: RetryReason | "merged-rejected" | undefined;
+  /** Why this member never joined a batch. */
+  readonly aloneReason?: AloneReason | undefined;
+}
+
+/** Reported once per upstream query, for budget learning and tracing. */
+export interface UpstreamObservation {
+  readonly request: UpstreamGraphQLRequest;
+  readonly status: number;
+  /** The injected rateLimit's answer, when it came back. */
+  readonly rateLimit: RateLimitData | undefined;
+  readonly computedCost: number | undefined;
+}
+
+export interface BatchClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface SubmitOptions {
+  /** Only members with equal keys share a query. @defaultValue "" */
+  readonly mergeKey?: string | undefined;
+  /** @defaultValue "interactive" */
+  readonly batchClass?: BatchClass | undefined;
+  /** Overrides the class budget, ms. */
+  readonly maxDelayMs?: number | undefined;
+  /** @defaultValue "interactive" */
+  readonly priority?: PriorityClass | undefined;
+  /** Forwarded with the request (the first member's, for a merged query). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface BatchSchedulerOptions {
+  /** Sends one GraphQL POST upstream (the broker's upstream queue). */
+  readonly send: (request: UpstreamGraphQLRequest) => Promise<UpstreamReply>;
+  /** GitHub's schema (github/ loadGitHubSchema()). */
+  readonly schema: GraphQLSchema;
+  /** Latency budget per class, ms. @defaultValue DEFAULT_BATCH_BUDGETS_MS */
+  readonly budgetsMs?: Partial<Record<BatchClass, number>> | undefined;
+  /** Members per merged query. @defaultValue 50 */
+  readonly maxMembers?: number | undefined;
+  /** Computed points per merged query. @defaultValue 20 */
+  readonly maxCost?: number | undefined;
+  /** Nodes per merged query. @defaultValue MAX_NODE_LIMIT (500,000) */
+  readonly maxNodes?: number | undefined;
+  /** Add `rateLimit` to every forwarded query to learn its real cost. @defaultValue true */
+  readonly injectRateLimit?: boolean | undefined;
+  /** Called once per upstream query. */
+  readonly observe?: ((observation: UpstreamObservation) => void) | undefined;
+  /** @defaultValue the global timers and Date.now */
+  readonly clock?: BatchClock | undefined;
+}
+
+export interface BatchSchedulerStats {
+  readonly submitted: number;
+  /** Members answered out of a merged query. */
+  readonly batchedMembers: number;
+  /** Members answered by a query of their own (ineligible, partnerless or retried). */
+  readonly aloneMembers: number;
+  readonly retriedAlone: number;
+  readonly mergedQueries: number;
+  readonly upstreamQueries: number;
+  /** Σ real (or computed) points of all upstream queries. */
+  readonly pointsSpent: number;
+  /** Σ computed points the same members would have cost alone. */
+  readonly pointsAlone: number;
+}
+
+interface Pending {
+  readonly member: EligibleMember;
+  readonly options: SubmitOptions;
+  readonly submittedAt: number;
+  readonly deadline: number;
+  readonly resolve: (outcome: BatchOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Group {
+  readonly key: string;
+  readonly members: Pending[];
+  requests: number;
+  nodes: number;
+  deadline: number;
+  timer: unknown;
+}
+
+const defaultClock: BatchClock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
+    throw new AoError(
+      BatchErrors.AO_ERR_BATCH_INVALID_OPTIONS,
+      `${name} must be a positive number, got ${v}`,
+    );
+  }
+  return v;
+}
+
+function bodyText(body: string | Uint8Array): string {
+  return typeof body === "string" ? body : new TextDecoder().decode(body);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function answerHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== "content-length" && name !== "etag") out[name] = value;
+  }
+  return out;
+}
+
+function highestPriority(members: readonly Pending[]): PriorityClass {
+  let best = PRIORITY_CLASSES.length - 1;
+  for (const m of members)
+    best = Math.min(best, PRIORITY_CLASSES.indexOf(m.options.priority ?? "interactive"));
+  return PRIORITY_CLASSES[best] ?? "interactive";
+}
+
+export class BatchScheduler {
+  readonly #send: BatchSchedulerOptions["send"];
+  readonly #schema: GraphQLSchema;
+  readonly #budgets: Readonly<Record<BatchClass, number>>;
+  readonly #maxMembers: number;
+  readonly #maxCost: number;
+  readonly #maxNodes: number;
+  readonly #inject: boolean;
+  readonly #observe: BatchSchedulerOptions["observe"];
+  readonly #clock: BatchClock;
+  readonly #open = new Map<string, Group>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #closed = false;
+  #stats = {
+    submitted: 0,
+    batchedMembers: 0,
+    aloneMembers: 0,
+    retriedAlone: 0,
+    mergedQueries: 0,
+    upstreamQueries: 0,
+    pointsSpent: 0,
+    pointsAlone: 0,
+  };
+
+  constructor(options: BatchSchedulerOptions) {
+    this.#send = options.send;
+    this.#schema = options.schema;
+    const budgets = { ...DEFAULT_BATCH_BUDGETS_MS, ...options.budgetsMs };
+    for (const [name, value] of Object.entries(budgets)) positive(`budgetsMs.${name}`, value, 0, true);
+    this.#budgets = budgets;
+    this.#maxMembers = Math.floor(positive("maxMembers", options.maxMembers, 50));
+    this.#maxCost = positive("maxCost", options.maxCost, DEFAULT_MEMBER_CAPS.maxCost);
+    this.#maxNodes = positive("maxNodes", options.maxNodes, MAX_NODE_LIMIT);
+    this.#inject = options.injectRateLimit ?? true;
+    this.#observe = options.observe;
+    this.#clock = options.clock ?? defaultClock;
+  }
+
+  stats(): BatchSchedulerStats {
+    return { ...this.#stats };
+  }
+
+  /** Members waiting for their group to leave. */
+  pendingCount(): number {
+    let n = 0;
+    for (const group of this.#open.values()) n += group.members.length;
+    return n;
+  }
+
+  async submit(input: BatchMemberInput, options: SubmitOptions = {}): Promise<BatchOutcome> {
+    if (this.#closed)
+      throw new AoError(BatchErrors.AO_ERR_BATCH_CLOSED, "the batcher is closed", { httpStatus: 503 });
+    const submittedAt = this.#clock.now();
+    const member = prepareMember(input, {
+      schema: this.#schema,
+      caps: { maxCost: this.#maxCost, maxNodes: this.#maxNodes },
+    });
+    this.#stats.submitted += 1;
+    this.#stats.pointsAlone += member.cost ?? 0;
+    if (!member.eligible)
+      return this.#track(this.#sendAlone(member, options, submittedAt, { kind: "alone" }));
+
+    const budget = options.maxDelayMs ?? this.#budgets[options.batchClass ?? "interactive"];
+    const deadline = submittedAt + Math.max(0, Number.isFinite(budget) ? budget : 0);
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      this.#enqueue({ member, options, submittedAt, deadline, resolve, reject });
+    });
+  }
+
+  /** Sends what waits (or, with flush: false, rejects it) and waits for every answer in flight. */
+  async close(options: { flush?: boolean } = {}): Promise<void> {
+    this.#closed = true;
+    for (const group of [...this.#open.values()]) {
+      if (options.flush === false) {
+        this.#open.delete(group.key);
+        this.#clock.clearTimeout(group.timer);
+        for (const p of group.members) {
+          p.reject(
+            new AoError(BatchErrors.AO_ERR_BATCH_CLOSED, "the batcher closed before this query was sent"),
+          );
+        }
+      } else this.#flush(group);
+    }
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #enqueue(pending: Pending): void {
+    const key = pending.options.mergeKey ?? "";
+    let group = this.#open.get(key);
+    if (group && !this.#fits(group, pending.member)) {
+      this.#flush(group);
+      group = undefined;
+    }
+    if (!group) {
+      group = {
+        key,
+        members: [],
+        requests: 0,
+        nodes: 0,
+        deadline: Number.POSITIVE_INFINITY,
+        timer: undefined,
+      };
+      this.#open.set(key, group);
+    }
+    group.members.push(pending);
+    group.requests += pending.member.requests;
+    group.nodes += pending.member.nodeCount;
+    if (group.members.length >= this.#maxMembers || pending.deadline <= this.#clock.now()) {
+      this.#flush(group);
+      return;
+    }
+    if (pending.deadline < group.deadline) {
+      group.deadline = pending.deadline;
+      this.#clock.clearTimeout(group.timer);
+      const target = group;
+      group.timer = this.#clock.setTimeout(
+        () => {
+          if (this.#open.get(target.key) === target) this.#flush(target);
+        },
+        Math.max(0, pending.deadline - this.#clock.now()),
+      );
+    }
+  }
+
+  #fits(group: Group, member: EligibleMember): boolean {
+    return (
+      group.members.length + 1 <= this.#maxMembers &&
+      pointsForRequests(group.requests + member.requests) <= this.#maxCost &&
+      group.nodes + member.nodeCount <= this.#maxNodes
+    );
+  }
+
+  #flush(group: Group): void {
+    if (this.#open.get(group.key) === group) this.#open.delete(group.key);
+    this.#clock.clearTimeout(group.timer);
+    const members = group.members;
+    void this.#track(
+      this.#dispatch(group.key, members).catch((error: unknown) => {
+        for (const p of members) p.reject(error);
+      }),
+    );
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    const settled = promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+    return promise;
+  }
+
+  async #dispatch(mergeKey: string, members: readonly Pending[]): Promise<void> {
+    if (members.length === 1) {
+      const [only] = members as [Pending];
+      only.resolve(
+        await this.#sendAlone(only.member, only.options, only.submittedAt, {
+          kind: "alone",
+          reason: "no-partner",
+        }),
+      );
+      return;
+    }
+    let merged: ReturnType<typeof mergeQueries>;
+    try {
+      merged = mergeQueries(
+        members.map((p) => ({
+          id: p.member.id,
+          source: p.member.source,
+          plan: p.member.plan,
+          variables: p.member.variables,
+        })),
+        { rateLimitAlias: this.#inject ? RATE_LIMIT_ALIAS : false },
+      );
+    } catch {
+      // A merge that cannot be built is a bug of ours, never the callers' problem: send them alone.
+      await this.#retryAlone(members, "merged-rejected", []);
+      return;
+    }
+    const request: UpstreamGraphQLRequest = {
+      query: merged.query,
+      variables: merged.variables,
+      operationName: merged.operationName,
+      priority: highestPriority(members),
+      mergeKey,
+      headers: members[0]?.options.headers ?? {},
+      memberIds: members.map((p) => p.member.id),
+      kind: "merged",
+    };
+    const sentAt = this.#clock.now();
+    const reply = await this.#send(request);
+    const text = bodyText(reply.body);
+    const json = parseJson(text);
+    const verdict = judgeUpstreamReply({ status: reply.status, headers: reply.headers, json });
+    const requests = members.map((p) => p.member.requests);
+    const computed = pointsForRequests(requests.reduce((a, b) => a + b, 0));
+    const split = verdict === "ok" ? splitMergedResponse(merged, json) : undefined;
+    const realCost = split?.rateLimit?.cost;
+    const mergedCost = realCost ?? (verdict === "ok" ? computed : 0);
+    this.#account(request, reply.status, split?.rateLimit, computed, mergedCost);
+    const shares = shareCost(mergedCost, requests).points;
+    const costSource = realCost !== undefined ? "rateLimit" : verdict === "ok" ? "computed" : "none";
+
+    if (verdict === "rate-limited") {
+      members.forEach((p, i) => {
+        p.resolve({
+          response: { status: reply.status, headers: answerHeaders(reply.headers), body: text },
+          costShare: shares[i] ?? 0,
+          costSource,
+          batched: true,
+          batchSize: members.length,
+          waitedMs: sentAt - p.submittedAt,
+          retriedAlone: false,
+        });
+      });
+      this.#stats.batchedMembers += members.length;
+      return;
+    }
+    if (!split) {
+      await this.#retryAlone(members, "merged-rejected", shares);
+      return;
+    }
+    const retry: { pending: Pending; share: number; reason: RetryReason }[] = [];
+    split.members.forEach((outcome, i) => {
+      const p = members[i] as Pending;
+      if (outcome.kind === "retry-alone") {
+        retry.push({ pending: p, share: shares[i] ?? 0, reason: outcome.reason });
+        return;
+      }
+      this.#stats.batchedMembers += 1;
+      p.resolve({
+        response: {
+          status: reply.status,
+          headers: answerHeaders(reply.headers),
+          body: JSON.stringify(outcome.body),
+        },
+        costShare: shares[i] ?? 0,
+        costSource,
+        batched: true,
+        batchSize: members.length,
+        waitedMs: sentAt - p.submittedAt,
+        retriedAlone: false,
+      });
+    });
+    await Promise.all(
+      retry.map(async ({ pending, share, reason }) => {
+        await this.#retryAlone([pending], reason, [share]);
+      }),
+    );
+  }
+
+  async #retryAlone(
+    members: readonly Pending[],
+    reason: RetryReason | "merged-rejected",
+    shares: readonly number[],
+  ): Promise<void> {
+    this.#stats.retriedAlone += members.length;
+    await Promise.all(
+      members.map(async (p, i) => {
+        try {
+          const outcome = await this.#sendAlone(p.member, p.options, p.submittedAt, { kind: "retry" });
+          p.resolve({
+            ...outcome,
+            costShare: outcome.costShare + (shares[i] ?? 0),
+            retriedAlone: true,
+            retryReason: reason,
+          });
+        } catch (error) {
+          p.reject(error);
+        }
+      }),
+    );
+  }
+
+  async #sendAlone(
+    member: PreparedMember,
+    options: SubmitOptions,
+    submittedAt: number,
+    how: { kind: "alone" | "retry"; reason?: AloneReason },
+  ): Promise<BatchOutcome> {
+    this.#stats.aloneMembers += 1;
+    const aloneReason = how.reason ?? (member.eligible ? undefined : (member as AloneMember).reason);
+    const injection = this.#inject
+      ? injectRateLimit(member.source, { operationName: member.operationName })
+      : undefined;
+    const base = {
+      variables: member.variables,
+      operationName: member.operationName,
+      priority: options.priority ?? "interactive",
+      mergeKey: options.mergeKey ?? "",
+      headers: options.headers ?? {},
+      memberIds: [member.id],
+      kind: how.kind,
+    } as const;
+    const sentAt = this.#clock.now();
+    let request: UpstreamGraphQLRequest = { ...base, query: injection?.query ?? member.source };
+    let reply = await this.#send(request);
+    let text = bodyText(reply.body);
+    let json = parseJson(text);
+    let body = text;
+    let rateLimit: RateLimitData | undefined;
+    if (injection && json !== undefined) {
+      const stripped = stripRateLimit(injection, json);
+      if (stripped.injectionRefused) {
+        // GitHub refused the text we added (e.g. a GHES without rateLimit): resend it untouched.
+        this.#account(request, reply.status, undefined, member.cost, 0);
+        request = { ...base, query: member.source };
+        reply = await this.#send(request);
+        text = bodyText(reply.body);
+        json = parseJson(text);
+        body = text;
+      } else {
+        body = JSON.stringify(stripped.body);
+        rateLimit = stripped.rateLimit;
+      }
+    }
+    const answered = reply.status === 200 && isJsonObject(json) && isJsonObject(json.data);
+    const cost = rateLimit?.cost ?? (answered ? member.cost : undefined);
+    this.#account(request, reply.status, rateLimit, member.cost, cost ?? 0);
+    return {
+      response: { status: reply.status, headers: answerHeaders(reply.headers), body },
+      costShare: cost ?? 0,
+      costSource: rateLimit ? "rateLimit" : cost !== undefined ? "computed" : "none",
+      batched: false,
+      batchSize: 1,
+      waitedMs: sentAt - submittedAt,
+      retriedAlone: false,
+      aloneReason,
+    };
+  }
+
+  #account(
+    request: UpstreamGraphQLRequest,
+    status: number,
+    rateLimit: RateLimitData | undefined,
+    computedCost: number | undefined,
+    spent: number,
+  ): void {
+    this.#stats.upstreamQueries += 1;
+    if (request.kind === "merged") this.#stats.mergedQueries += 1;
+    this.#stats.pointsSpent += spent;
+    this.#observe?.({ request, status, rateLimit, computedCost });
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Latency budgets by class. Agents poll on their own clocks (a watcher every 10 s), so a window of
+ * a few milliseconds would rarely find a partner: a query is allowed to wait for partners as long
+ * as its class tolerates, and a batch leaves when its earliest member's budget runs out.
+ *
+ * - interactive: a first-time read someone is waiting on (a few ms: just enough to catch
+ *   queries sent in the same instant, such as many sessions' `gh pr view` fired together).
+ * - repeat: the same query again from the same session (a polling loop): up to 1.5 s.
+ * - watch: `gh pr checks --watch`, `gh run watch`: they poll every 3–10 s anyway: up to 2 s.
+ * - lifecycle: the broker's own PR poller; it may wait up to its cycle (the poller passes its own).
+ * - background: anything nobody waits on.
+ */
+
+export const BATCH_CLASSES = ["interactive", "repeat", "watch", "lifecycle", "background"] as const;
+export type BatchClass = (typeof BATCH_CLASSES)[number];
+
+/** Default latency budgets, ms. Configuration overrides them. */
+export const DEFAULT_BATCH_BUDGETS_MS: Readonly<Record<BatchClass, number>> = {
+  interactive: 5,
+  repeat: 1500,
+  watch: 2000,
+  lifecycle: 5000,
+  background: 2000,
+};
+
+export interface BatchClassInput {
+  /** The pipeline's priority class (`lifecycle`, `interactive`, `write`, `background`). */
+  readonly priority?: string | undefined;
+  /** argv summary of the gh invocation, e.g. "gh pr checks 12 --watch". */
+  readonly command?: string | undefined;
+  /** The same session sent the same query (and variables) recently. */
+  readonly repeat?: boolean | undefined;
+}
+
+const WATCH_COMMAND = /(^|\s)(--watch|-w)(\s|$)|\brun\s+watch\b/;
+
+export function chooseBatchClass(input: BatchClassInput): BatchClass {
+  if (input.priority === "lifecycle") return "lifecycle";
+  if (input.command && WATCH_COMMAND.test(input.command)) return "watch";
+  if (input.repeat) return "repeat";
+  if (input.priority === "background") return "background";
+  return "interactive";
+}
