@@ -1,0 +1,479 @@
+/**
+ * The budget gate: decides WHETHER and WHEN a request may spend GitHub budget.
+ *
+ * - Global buckets per resource follow GitHub's own numbers (observe(), and settle() with the
+ *   answer's report); a reserve per class is kept back; the rest is shared by max-min fairness
+ *   among active sessions with weights (core/admission.ts has the rule, docs/budget.md the maths).
+ * - Every decision is one atomic Lua script over keys in one hash slot, so any number of brokers
+ *   sharing the Redis enforce one budget. Reservations expire, so a crashed broker frees its own.
+ * - tryAdmit() answers at once ("would have to wait until T"), so the pipeline can serve stale
+ *   instead; admit() waits until refill — woken by a "budget freed" message or every pollMs —
+ *   and gives up at the caller's deadline with AO_ERR_BUDGET_EXHAUSTED.
+ * - sessionView() is called on every gateway answer, so it is synchronous and reads a snapshot
+ *   refreshed in the background at most every viewRefreshMs.
+ *
+ * Invariant: nothing here is the only copy of any budget state; this object holds connections,
+ * waiters and a view cache only.
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { AoError, type Logger, silentLogger } from "../../common/index.js";
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import type { PriorityClass } from "../pipeline/types.js";
+import { LuaScripts } from "../redis/lua-scripts.js";
+import { createRedisClient } from "../redis/redis-url.js";
+import { type BudgetClock, realSleep } from "./budget-clock.js";
+import {
+  type BudgetPolicy,
+  type BudgetPolicyInput,
+  defaultLimitFor,
+  resolveBudgetPolicy,
+  windowMsFor,
+} from "./budget-policy.js";
+import {
+  budgetKeys,
+  freedChannel,
+  parseReadBudgetReply,
+  type ResourceState,
+  resourcesKey,
+} from "./budget-state.js";
+import {
+  type BudgetViews,
+  createBudgetViews,
+  type GlobalBudgetView,
+  type SessionSpend,
+} from "./budget-views.js";
+import type { AdmissionReason } from "./core/admission.js";
+import { isFairShareExempt, reserveFraction } from "./core/reserve.js";
+import type { SessionBudgetView } from "./core/session-view.js";
+import { BudgetErrors } from "./errors.js";
+
+export interface BudgetGateOptions {
+  /** Redis location (redis://, rediss://, unix://). */
+  readonly redis: string;
+  /** Key prefix; brokers sharing one budget use the same. @defaultValue "aob" */
+  readonly prefix?: string;
+  readonly logger?: Logger;
+  /** Injected time (tests). @defaultValue Redis TIME in scripts, real timers for waits */
+  readonly clock?: BudgetClock;
+  readonly policy?: BudgetPolicyInput;
+  /** Shown in Redis CLIENT LIST. @defaultValue "aob:budget" */
+  readonly connectionName?: string;
+}
+
+export interface AdmitRequest {
+  readonly sessionId: string;
+  /** Fair-share weight, > 0. @defaultValue 1 */
+  readonly weight?: number;
+  readonly priority: PriorityClass;
+  readonly resource: RateLimitResource;
+  /** Estimated cost: GraphQL points (computeQueryCost) or 1 per REST request; 0 = free. */
+  readonly cost: number;
+  /** Epoch ms after which admit() stops waiting (same clock as the gate). */
+  readonly deadlineAt: number;
+}
+
+export interface Admission {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly resource: RateLimitResource;
+  readonly priority: PriorityClass;
+  /** Reserved (estimated, rounded up) cost. */
+  readonly cost: number;
+  readonly reason: AdmissionReason | "free";
+  readonly admittedAt: number;
+  /** Time spent waiting in admit(). */
+  readonly waitedMs: number;
+}
+
+export interface BudgetRefusal {
+  readonly admitted: false;
+  readonly reason: "budget" | "fair-share";
+  /** Epoch ms worth trying again at: the reset for "budget", now for "fair-share". */
+  readonly retryAt: number;
+  readonly now: number;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Epoch ms. */
+  readonly resetAt: number;
+  readonly share: number;
+  readonly used: number;
+}
+
+export type AdmitDecision = { readonly admitted: true; readonly admission: Admission } | BudgetRefusal;
+
+export interface SettleOutcome {
+  /** What GitHub charged: GraphQL points or 1 per REST request; 0 for a 304, a hit or a failure. */
+  readonly cost: number;
+  /** GitHub's report from the same answer (x-ratelimit-* headers or the GraphQL rateLimit object). */
+  readonly rateLimit?: RateLimitSnapshot | undefined;
+  /** Charge these sessions instead of the admission's own (a batched query's cost split). */
+  readonly charges?: readonly { readonly sessionId: string; readonly cost: number }[] | undefined;
+}
+
+const RESOURCE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const REASONS: Record<string, AdmissionReason> = {
+  "1": "exempt",
+  "2": "within-share",
+  "3": "surplus",
+  "4": "budget",
+  "5": "fair-share",
+};
+const SCRIPTS = [
+  "admitBudget-5.lua",
+  "settleBudget-5.lua",
+  "observeBudget-5.lua",
+  "readBudget-5.lua",
+  "forgetBudgetSession-5.lua",
+];
+
+function badRequest(message: string): AoError {
+  return new AoError(BudgetErrors.AO_ERR_BUDGET_BAD_REQUEST, message, { httpStatus: 500 });
+}
+
+export function validateSessionId(sessionId: string): void {
+  if (
+    typeof sessionId !== "string" ||
+    sessionId.length === 0 ||
+    sessionId.length > 256 ||
+    sessionId.includes("|")
+  ) {
+    throw badRequest(`budget: session id must be 1–256 characters without "|"`);
+  }
+}
+
+function validateResource(resource: string): void {
+  if (typeof resource !== "string" || !RESOURCE_RE.test(resource)) {
+    throw badRequest(`budget: resource "${String(resource)}" is not a GitHub rate-limit resource name`);
+  }
+}
+
+export class BudgetGate {
+  readonly policy: BudgetPolicy;
+  readonly #options: BudgetGateOptions;
+  readonly #prefix: string;
+  readonly #logger: Logger;
+  readonly #clock: BudgetClock | undefined;
+  #redis: Redis | undefined;
+  #sub: Redis | undefined;
+  #scripts: LuaScripts | undefined;
+  #views: BudgetViews | undefined;
+  readonly #knownResources = new Set<string>();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #closing = new AbortController();
+  #started = false;
+
+  /** Creates and starts a gate. */
+  static async create(options: BudgetGateOptions): Promise<BudgetGate> {
+    const gate = new BudgetGate(options);
+    await gate.start();
+    return gate;
+  }
+
+  constructor(options: BudgetGateOptions) {
+    this.#options = options;
+    this.#prefix = options.prefix ?? "aob";
+    this.#logger = (options.logger ?? silentLogger()).child({ component: "budget" });
+    this.#clock = options.clock;
+    this.policy = resolveBudgetPolicy(options.policy);
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    const name = this.#options.connectionName ?? "aob:budget";
+    this.#redis = createRedisClient(this.#options.redis, { connectionName: name });
+    this.#sub = createRedisClient(this.#options.redis, { connectionName: `${name}:sub` });
+    this.#scripts = new LuaScripts(this.#redis, SCRIPTS);
+    this.#sub.on("message", (_channel: string, resource: string) => this.#wake(resource));
+    await this.#sub.subscribe(freedChannel(this.#prefix));
+    this.#views = createBudgetViews({
+      policy: this.policy,
+      read: (resource) => this.readState(resource),
+      resources: () => this.#resources(),
+      now: () => this.#clock?.now() ?? Date.now(),
+      logger: this.#logger,
+    });
+    this.#started = true;
+  }
+
+  /** Stops waiting callers (AO_ERR_BUDGET_CLOSED) and closes the connections. */
+  async close(): Promise<void> {
+    if (this.#closing.signal.aborted) return;
+    this.#closing.abort();
+    for (const set of this.#waiters.values()) for (const wake of set) wake();
+    this.#waiters.clear();
+    await Promise.allSettled([this.#sub?.quit(), this.#redis?.quit()]);
+  }
+
+  /** One attempt, never waits: admitted, or refused with the time worth trying again. */
+  async tryAdmit(request: AdmitRequest): Promise<AdmitDecision> {
+    const weight = request.weight ?? 1;
+    validateSessionId(request.sessionId);
+    validateResource(request.resource);
+    if (!(Number.isFinite(weight) && weight > 0 && weight <= 1000)) {
+      throw badRequest(`budget: weight must be in (0, 1000], got ${weight}`);
+    }
+    if (!(Number.isFinite(request.cost) && request.cost >= 0)) {
+      throw badRequest(`budget: cost must be a number ≥ 0, got ${request.cost}`);
+    }
+    const { scripts } = this.#live();
+    const id = randomUUID();
+    const base = { id, sessionId: request.sessionId, resource: request.resource, priority: request.priority };
+    if (request.cost === 0) {
+      const now = this.#clock?.now() ?? Date.now();
+      return {
+        admitted: true,
+        admission: { ...base, cost: 0, reason: "free", admittedAt: now, waitedMs: 0 },
+      };
+    }
+    await this.#remember(request.resource);
+    const cost = Math.ceil(request.cost);
+    const p = this.policy;
+    const reply = (await scripts.run("admitBudget", budgetKeys(this.#prefix, request.resource), [
+      ...this.#common(request.resource),
+      request.sessionId,
+      weight,
+      cost,
+      reserveFraction(request.priority, p.reserve),
+      isFairShareExempt(request.priority) ? 1 : 0,
+      id,
+      p.reservationTtlMs,
+      p.activeMs,
+      p.hungryMs,
+      p.claimHeadroom,
+      p.claimFloorFraction,
+      p.minRateElapsedMs,
+    ])) as string[];
+    const now = Number(reply[2]);
+    const reason = REASONS[reply[1]!] ?? "budget";
+    if (reply[0] === "1") {
+      return { admitted: true, admission: { ...base, cost, reason, admittedAt: now, waitedMs: 0 } };
+    }
+    return {
+      admitted: false,
+      reason: reason === "fair-share" ? "fair-share" : "budget",
+      retryAt: Number(reply[3]),
+      now,
+      limit: Number(reply[4]),
+      remaining: Number(reply[5]),
+      resetAt: Number(reply[6]),
+      share: Number(reply[10]),
+      used: Number(reply[12]),
+    };
+  }
+
+  /**
+   * Waits until the request may spend, or its deadline passes (AO_ERR_BUDGET_EXHAUSTED, with
+   * what the gateway needs for GitHub's rate-limit answer in `data`).
+   */
+  async admit(request: AdmitRequest, options: { readonly signal?: AbortSignal } = {}): Promise<Admission> {
+    let startedAt: number | undefined;
+    for (;;) {
+      this.#throwIfStopped(options.signal);
+      const decision = await this.tryAdmit(request);
+      if (decision.admitted) {
+        const waitedMs = startedAt === undefined ? 0 : Math.max(0, decision.admission.admittedAt - startedAt);
+        return { ...decision.admission, waitedMs };
+      }
+      startedAt ??= decision.now;
+      if (decision.now >= request.deadlineAt) {
+        throw new AoError(
+          BudgetErrors.AO_ERR_BUDGET_EXHAUSTED,
+          `budget for ${request.resource} spent; it resets at ${new Date(decision.resetAt).toISOString()}`,
+          {
+            httpStatus: 403,
+            data: {
+              resource: request.resource,
+              limit: decision.limit,
+              remaining: 0,
+              reset: Math.ceil(decision.resetAt / 1000),
+              retryAt: decision.retryAt,
+              reason: decision.reason,
+              waitedMs: decision.now - startedAt,
+            },
+          },
+        );
+      }
+      const wakeAt = Math.min(decision.retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
+      this.#logger.debug(
+        {
+          sessionId: request.sessionId,
+          resource: request.resource,
+          reason: decision.reason,
+          waitMs: wakeAt - decision.now,
+        },
+        "waiting for budget",
+      );
+      await this.#wait(request.resource, Math.max(1, wakeAt - decision.now), options.signal);
+    }
+  }
+
+  /** Settles an admission with what the request really cost (0 for a 304 or a cache hit). */
+  async settle(admission: Admission, outcome: number | SettleOutcome): Promise<void> {
+    const o: SettleOutcome = typeof outcome === "number" ? { cost: outcome } : outcome;
+    if (!(Number.isFinite(o.cost) && o.cost >= 0))
+      throw badRequest(`budget: settle cost must be ≥ 0, got ${o.cost}`);
+    const charges = o.charges ?? [{ sessionId: admission.sessionId, cost: o.cost }];
+    for (const c of charges) {
+      validateSessionId(c.sessionId);
+      if (!(Number.isFinite(c.cost) && c.cost >= 0))
+        throw badRequest(`budget: charge must be ≥ 0, got ${c.cost}`);
+    }
+    let report = o.rateLimit;
+    if (report && report.resource !== admission.resource) {
+      await this.observe(report);
+      report = undefined;
+    }
+    if (admission.cost === 0 && o.cost === 0 && !report) return;
+    const { scripts } = this.#live();
+    await scripts.run("settleBudget", budgetKeys(this.#prefix, admission.resource), [
+      ...this.#common(admission.resource),
+      admission.cost > 0 ? `${admission.id}|${admission.sessionId}|${admission.cost}` : "",
+      admission.cost,
+      o.cost,
+      report ? 1 : 0,
+      report ? report.limit : 0,
+      report ? report.remaining : 0,
+      report ? report.reset * 1000 : 0,
+      ...charges.flatMap((c) => [c.sessionId, c.cost]),
+    ]);
+  }
+
+  /** Gives an admission back unspent (the request failed before GitHub charged anything). */
+  async release(admission: Admission): Promise<void> {
+    await this.settle(admission, { cost: 0 });
+  }
+
+  /** Takes in GitHub's report of a bucket (headers or GraphQL rateLimit; reset in epoch seconds). */
+  async observe(snapshot: RateLimitSnapshot): Promise<void> {
+    validateResource(snapshot.resource);
+    const { limit, remaining, reset } = snapshot;
+    if (![limit, remaining, reset].every((x) => Number.isFinite(x) && x >= 0)) {
+      throw badRequest("budget: a rate-limit report needs finite limit, remaining and reset");
+    }
+    const { scripts } = this.#live();
+    await this.#remember(snapshot.resource);
+    await scripts.run("observeBudget", budgetKeys(this.#prefix, snapshot.resource), [
+      ...this.#common(snapshot.resource),
+      limit,
+      remaining,
+      reset * 1000,
+    ]);
+  }
+
+  /** The session's own GitHub-style view (its fair share as limit), from a snapshot ≤ viewRefreshMs old. */
+  sessionView(sessionId: string, resource: RateLimitResource, weight = 1): SessionBudgetView {
+    return this.#live().views.sessionView(sessionId, resource, weight);
+  }
+
+  /** Per resource: GitHub's bucket, reservations, active sessions and the projection to the reset. */
+  async globalView(): Promise<GlobalBudgetView[]> {
+    return this.#live().views.globalView();
+  }
+
+  /** Per session and resource: spend this window and in total, share, activity. */
+  async sessionSpend(): Promise<SessionSpend[]> {
+    return this.#live().views.sessionSpend();
+  }
+
+  /** Forgets a closed session everywhere (its in-flight reservations run out normally). */
+  async forgetSession(sessionId: string): Promise<void> {
+    validateSessionId(sessionId);
+    const { scripts } = this.#live();
+    for (const resource of await this.#resources()) {
+      await scripts.run("forgetBudgetSession", budgetKeys(this.#prefix, resource), [sessionId]);
+    }
+  }
+
+  /** Fresh state of one resource (housekeeping included), for views and tests. */
+  async readState(resource: RateLimitResource): Promise<ResourceState> {
+    validateResource(resource);
+    const { scripts } = this.#live();
+    const reply = await scripts.run("readBudget", budgetKeys(this.#prefix, resource), [
+      ...this.#common(resource),
+      this.policy.activeMs,
+    ]);
+    return parseReadBudgetReply(resource, reply);
+  }
+
+  #common(resource: string): (string | number)[] {
+    return [
+      this.#clock ? this.#clock.now() : 0,
+      defaultLimitFor(this.policy, resource),
+      windowMsFor(this.policy, resource),
+      this.policy.resetMarginMs,
+      freedChannel(this.#prefix),
+      resource,
+    ];
+  }
+
+  #live(): { redis: Redis; scripts: LuaScripts; views: BudgetViews } {
+    if (this.#closing.signal.aborted || !this.#redis || !this.#scripts || !this.#views) {
+      throw new AoError(
+        BudgetErrors.AO_ERR_BUDGET_CLOSED,
+        this.#closing.signal.aborted ? "budget gate is closed" : "budget gate was not started",
+        { httpStatus: 503 },
+      );
+    }
+    return { redis: this.#redis, scripts: this.#scripts, views: this.#views };
+  }
+
+  async #remember(resource: string): Promise<void> {
+    if (this.#knownResources.has(resource)) return;
+    await this.#live().redis.sadd(resourcesKey(this.#prefix), resource);
+    this.#knownResources.add(resource);
+  }
+
+  async #resources(): Promise<string[]> {
+    const stored = await this.#live().redis.smembers(resourcesKey(this.#prefix));
+    return [...new Set([...stored, ...this.#knownResources])].sort();
+  }
+
+  #throwIfStopped(signal: AbortSignal | undefined): void {
+    if (this.#closing.signal.aborted) {
+      throw new AoError(BudgetErrors.AO_ERR_BUDGET_CLOSED, "budget gate closed while waiting", {
+        httpStatus: 503,
+      });
+    }
+    if (signal?.aborted) {
+      throw new AoError(BudgetErrors.AO_ERR_BUDGET_ABORTED, "gave up waiting for budget", {
+        httpStatus: 503,
+        cause: signal.reason,
+      });
+    }
+  }
+
+  #wake(resource: string): void {
+    const set = this.#waiters.get(resource);
+    if (!set) return;
+    this.#waiters.delete(resource);
+    for (const wake of set) wake();
+  }
+
+  /** Sleeps up to `ms`, ending early on a "budget freed" message, close() or the caller's signal. */
+  async #wait(resource: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const timer = new AbortController();
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    let set = this.#waiters.get(resource);
+    if (!set) {
+      set = new Set();
+      this.#waiters.set(resource, set);
+    }
+    set.add(wake);
+    const onAbort = () => wake();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const sleep = (this.#clock ? this.#clock.sleep(ms, timer.signal) : realSleep(ms, timer.signal)).catch(
+      () => undefined,
+    );
+    try {
+      await Promise.race([sleep, woken]);
+    } finally {
+      timer.abort();
+      this.#waiters.get(resource)?.delete(wake);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The online admission rule: may a request of estimated cost c from session s be sent now?
+ * broker/redis/lua/admitBudget-5.lua runs exactly this arithmetic atomically in Redis (so every
+ * broker sharing the Redis enforces one budget); this copy serves the views, the docs' worked
+ * examples and the tests, and a conformance test keeps the two identical.
+ *
+ *   available = remaining − reserved − floor(limit × reserveFraction(class))
+ *   (a) available ≥ c                                    else refuse: "budget" (wait for refill)
+ *   lifecycle is exempt from (b): it has the reserve.
+ *   pool      = available + Σ_{active a} used_a          (what the active sessions share this window)
+ *   share_a   = pool × w_a / Σ w
+ *   (b) used_s + c ≤ share_s                             → admit: "within-share"
+ *       or available − Σ_{a≠s} claim_a ≥ c               → admit: "surplus"
+ *                                                         else refuse: "fair-share"
+ *
+ * `used` counts settled spend in this window plus in-flight reservations. A claim is the part of
+ * its share another active session may still need: all of it (share − used) when the session was
+ * refused recently (it is waiting, so its demand is real), otherwise no more than its own spend
+ * rate projected to the reset with headroom, and at least a small floor for a sudden command.
+ * Without the projection a light but active session would pin its whole unused share until the
+ * window ends, and a CI watcher would wait while budget went unused (docs/budget.md, example 2).
+ */
+import type { BudgetWindow } from "./window.js";
+
+export interface SessionUsage {
+  readonly id: string;
+  /** > 0. */
+  readonly weight: number;
+  /** Settled spend in this window plus in-flight reservations. */
+  readonly used: number;
+  /** Epoch ms of its first request in this window. */
+  readonly firstSeenAt: number;
+  /** Epoch ms of its last refused request, if any. */
+  readonly deniedAt?: number | undefined;
+}
+
+export interface ClaimPolicy {
+  /** A session refused within this long claims its whole unused share. */
+  readonly hungryMs: number;
+  /** Multiplier on a session's projected spend; 0 disables projection (claims = unused share). */
+  readonly headroom: number;
+  /** Smallest claim of an active session, in points or requests. */
+  readonly floor: number;
+  /** Spend rates are measured over at least this long, so one early request is not a torrent. */
+  readonly minRateElapsedMs: number;
+}
+
+export interface AdmissionInput {
+  readonly window: BudgetWindow;
+  /** Σ of in-flight reservations (all sessions, all brokers). */
+  readonly reserved: number;
+  readonly requester: SessionUsage;
+  /** The other active sessions, in the order Redis lists them (score, then id). */
+  readonly others: readonly SessionUsage[];
+  /** Estimated cost, > 0. */
+  readonly cost: number;
+  /** From reserveFraction(class). */
+  readonly reserveFraction: number;
+  /** Lifecycle: exempt from fair share. */
+  readonly exempt: boolean;
+  readonly now: number;
+  readonly claims: ClaimPolicy;
+}
+
+export type AdmissionReason = "exempt" | "within-share" | "surplus" | "budget" | "fair-share";
+
+export interface AdmissionDecision {
+  readonly admitted: boolean;
+  readonly reason: AdmissionReason;
+  /** Budget this class could still spend, before this request. */
+  readonly available: number;
+  readonly pool: number;
+  readonly share: number;
+  /** Σ of the other active sessions' claims. */
+  readonly claims: number;
+}
+
+export function claimFloorFor(limit: number, fraction: number): number {
+  return Math.max(1, Math.ceil(limit * fraction));
+}
+
+export function claimOf(
+  session: SessionUsage,
+  share: number,
+  window: BudgetWindow,
+  now: number,
+  policy: ClaimPolicy,
+): number {
+  const gap = share - session.used;
+  if (gap <= 0) return 0;
+  if (policy.headroom <= 0) return gap;
+  if (session.deniedAt !== undefined && now - session.deniedAt <= policy.hungryMs) return gap;
+  const elapsed = Math.max(now - Math.max(session.firstSeenAt, window.startAt), policy.minRateElapsedMs);
+  const timeLeft = Math.max(0, window.resetAt - now);
+  const projected = Math.ceil((policy.headroom * session.used * timeLeft) / elapsed);
+  return Math.min(gap, Math.max(policy.floor, projected));
+}
+
+export function decideAdmission(input: AdmissionInput): AdmissionDecision {
+  const { window, requester, cost } = input;
+  const available = window.remaining - input.reserved - Math.floor(window.limit * input.reserveFraction);
+  const base = { available, pool: 0, share: 0, claims: 0 };
+  if (available < cost) return { ...base, admitted: false, reason: "budget" };
+  if (input.exempt) return { ...base, admitted: true, reason: "exempt" };
+  let weights = requester.weight;
+  let used = requester.used;
+  for (const o of input.others) {
+    weights += o.weight;
+    used += o.used;
+  }
+  const pool = available + used;
+  const share = (pool * requester.weight) / weights;
+  if (requester.used + cost <= share)
+    return { available, pool, share, claims: 0, admitted: true, reason: "within-share" };
+  let claims = 0;
+  for (const o of input.others)
+    claims += claimOf(o, (pool * o.weight) / weights, window, input.now, input.claims);
+  const admitted = available - claims >= cost;
+  return { available, pool, share, claims, admitted, reason: admitted ? "surplus" : "fair-share" };
+}

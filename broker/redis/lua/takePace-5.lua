@@ -1,0 +1,99 @@
+--[[
+  Ask to send one upstream request now, under GitHub's secondary limits
+  (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits):
+  no global pause in force, no primary bucket known to be empty, the endpoint's points of the
+  last 60 s plus this request's within the per-minute limit, and for content-creating requests
+  fewer than the per-minute and per-hour counts. When everything passes the request is recorded
+  in every window at once; otherwise nothing is recorded and the time to come back is returned.
+
+  Sliding windows are hashes of buckets (bucket index → points): 1 s buckets over 60 s for
+  points and content per minute, 1 min buckets over 60 min for content per hour. A bucket at the
+  window's edge counts whole, so the limit is never exceeded in any 60 s span.
+
+  Input:
+    KEYS[1] pause key (string: epoch ms until which all upstream traffic waits)
+    KEYS[2] block key of the request's primary resource (string: epoch ms)
+    KEYS[3] points window of the endpoint (GraphQL, or one REST route)
+    KEYS[4] content-creation window, per minute
+    KEYS[5] content-creation window, per hour
+
+    ARGV[1] now (epoch ms; "0" = Redis TIME)
+    ARGV[2] points of this request (0 = not counted)
+    ARGV[3] points allowed per minute on the endpoint
+    ARGV[4] "1" when the request creates content
+    ARGV[5] content-creating requests allowed per minute
+    ARGV[6] content-creating requests allowed per hour
+
+  Output: array of strings
+    [1] 0 go (recorded), 1 paused, 2 resource blocked, 3 endpoint points, 4 content creation
+    [2] epoch ms to come back (0 when go)   [3] now
+    or -1 when an argument is invalid.
+]]
+local rcall = redis.call
+if redis.replicate_commands then redis.replicate_commands() end
+
+local now = tonumber(ARGV[1])
+if not now or now <= 0 then
+  local t = rcall('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local points, pointsLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
+local creates = ARGV[4] == '1'
+local ccMinute, ccHour = tonumber(ARGV[5]), tonumber(ARGV[6])
+if not (points and pointsLimit and ccMinute and ccHour) then return -1 end
+
+local pausedUntil = tonumber(rcall('GET', KEYS[1]) or '0') or 0
+if pausedUntil > now then return { '1', tostring(pausedUntil), tostring(now) } end
+local blockedUntil = tonumber(rcall('GET', KEYS[2]) or '0') or 0
+if blockedUntil > now then return { '2', tostring(blockedUntil), tostring(now) } end
+
+-- Returns ok, come-back time. A request larger than the whole limit passes on an empty window,
+-- so it is slowed down rather than refused forever.
+local function check(key, bucketMs, buckets, limit, amount)
+  local current = math.floor(now / bucketMs)
+  local oldest = current - buckets + 1
+  local fields = rcall('HGETALL', key)
+  local sum, live = 0, {}
+  for i = 1, #fields, 2 do
+    local index, value = tonumber(fields[i]), tonumber(fields[i + 1]) or 0
+    if index < oldest then
+      rcall('HDEL', key, fields[i])
+    else
+      sum = sum + value
+      table.insert(live, { index, value })
+    end
+  end
+  if sum + amount <= limit or sum == 0 then return true, 0 end
+  table.sort(live, function(a, b) return a[1] < b[1] end)
+  local excess = sum + amount - limit
+  for _, bucket in ipairs(live) do
+    excess = excess - bucket[2]
+    if excess <= 0 then return false, (bucket[1] + buckets) * bucketMs end
+  end
+  return false, (current + buckets) * bucketMs
+end
+
+local function record(key, bucketMs, buckets, amount)
+  rcall('HINCRBY', key, math.floor(now / bucketMs), amount)
+  rcall('PEXPIRE', key, (buckets + 1) * bucketMs)
+end
+
+local code, untilMs = 0, 0
+if points > 0 then
+  local ok, t = check(KEYS[3], 1000, 60, pointsLimit, points)
+  if not ok then code, untilMs = 3, t end
+end
+if creates then
+  local ok1, t1 = check(KEYS[4], 1000, 60, ccMinute, 1)
+  local ok2, t2 = check(KEYS[5], 60000, 60, ccHour, 1)
+  if not ok1 and t1 > untilMs then code, untilMs = 4, t1 end
+  if not ok2 and t2 > untilMs then code, untilMs = 4, t2 end
+end
+if code ~= 0 then return { tostring(code), tostring(untilMs), tostring(now) } end
+
+if points > 0 then record(KEYS[3], 1000, 60, points) end
+if creates then
+  record(KEYS[4], 1000, 60, 1)
+  record(KEYS[5], 60000, 60, 1)
+end
+return { '0', '0', tostring(now) }
