@@ -12,6 +12,8 @@ export const BrokerErrors = {
   AO_ERR_INVALID_SESSION: "AO_ERR_INVALID_SESSION",
   /** Another broker already listens on the gateway address or socket. */
   AO_ERR_ALREADY_RUNNING: "AO_ERR_ALREADY_RUNNING",
+  /** A lifecycle method was called on a broker that runs no lifecycle service. */
+  AO_ERR_LIFECYCLE_DISABLED: "AO_ERR_LIFECYCLE_DISABLED",
   /** The broker is shutting down and accepts no new work. */
   AO_ERR_SHUTTING_DOWN: "AO_ERR_SHUTTING_DOWN",
 } as const;

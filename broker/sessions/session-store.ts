@@ -109,7 +109,7 @@ export class SessionStore {
     if (!isValidSessionId(input.id)) {
       throw new AoError(
         BrokerErrors.AO_ERR_INVALID_SESSION,
-        `invalid session id "${input.id}": use 1-128 of A-Z a-z 0-9 . _ : @ -`,
+        `invalid session id "${input.id}": use 1-128 of A-Z a-z 0-9 . _ : @ + -`,
         {
           httpStatus: 422,
         },

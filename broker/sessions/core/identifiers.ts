@@ -3,7 +3,7 @@
  * ids become key segments and repos become GitHub paths, so both are restricted to what GitHub
  * and AO actually produce.
  */
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$/;
 /** https://docs.github.com/en/repositories/creating-and-managing-repositories/creating-a-new-repository (owner/name charset) */
 const REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 

@@ -1,0 +1,159 @@
+/**
+ * Per-session accounting that `ao-broker sessions` and the IPC `session.list` show: requests,
+ * what reached GitHub, points and requests spent, cache hits, coalesced and batched answers, queue
+ * wait percentiles, and the last commands with their cost. Writes are buffered and flushed as one
+ * pipeline every 100 ms, so accounting never sits on a request's hot path; a crash loses at most
+ * that much of the statistics (the budget itself is accounted elsewhere, atomically).
+ *
+ * Keys: p:session:<id>:stats HASH of counters, p:session:<id>:waits LIST (last 200 wait ms),
+ * p:session:<id>:recent LIST (last 20 commands as JSON).
+ */
+import type { Redis } from "ioredis";
+import type { CacheResult } from "../pipeline/types.js";
+
+export interface RequestOutcome {
+  readonly sessionId: string;
+  readonly resource: string;
+  readonly cache: CacheResult;
+  readonly cost: number;
+  readonly waitedMs: number;
+  readonly command?: string | undefined;
+  readonly invocationId?: string | undefined;
+  readonly at: number;
+}
+
+export interface SessionStatsView {
+  readonly requests: number;
+  readonly upstreamRequests: number;
+  readonly graphqlPoints: number;
+  readonly restRequests: number;
+  readonly cacheHits: number;
+  readonly coalesced: number;
+  readonly batched: number;
+  readonly queueWaitMsP50: number;
+  readonly queueWaitMsP95: number;
+  readonly invocations: number;
+  readonly lastSeenAt: number;
+  readonly recentCommands: readonly { command: string; cost: number; at: number; cache: string }[];
+}
+
+const UPSTREAM_RESULTS = new Set<CacheResult>(["MISS", "BYPASS", "REVALIDATED"]);
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? 0;
+}
+
+export class SessionStats {
+  readonly #redis: Redis;
+  readonly #p: string;
+  #pending: RequestOutcome[] = [];
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: { redis: Redis; prefix: string }) {
+    this.#redis = options.redis;
+    this.#p = options.prefix;
+  }
+
+  record(outcome: RequestOutcome): void {
+    this.#pending.push(outcome);
+    if (this.#pending.length >= 500) {
+      void this.flush();
+      return;
+    }
+    if (!this.#timer) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        void this.flush();
+      }, 100);
+      this.#timer.unref();
+    }
+  }
+
+  /** Counts an invocation (one gh command) for its session. */
+  recordInvocation(sessionId: string): void {
+    void this.#redis
+      .hincrby(`${this.#p}:session:${sessionId}:stats`, "invocations", 1)
+      .catch(() => undefined);
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    const pipeline = this.#redis.pipeline();
+    for (const o of batch) {
+      const key = `${this.#p}:session:${o.sessionId}:stats`;
+      pipeline.hincrby(key, "requests", 1);
+      if (UPSTREAM_RESULTS.has(o.cache)) pipeline.hincrby(key, "upstreamRequests", 1);
+      if (o.cache === "HIT" || o.cache === "STALE" || o.cache === "REVALIDATED")
+        pipeline.hincrby(key, "cacheHits", 1);
+      if (o.cache === "COALESCED") pipeline.hincrby(key, "coalesced", 1);
+      if (o.cache === "BATCHED") pipeline.hincrby(key, "batched", 1);
+      if (o.cost > 0)
+        pipeline.hincrbyfloat(key, o.resource === "graphql" ? "graphqlPoints" : "restRequests", o.cost);
+      pipeline.hset(key, "lastSeenAt", String(o.at));
+      pipeline.lpush(`${this.#p}:session:${o.sessionId}:waits`, String(Math.round(o.waitedMs)));
+      pipeline.ltrim(`${this.#p}:session:${o.sessionId}:waits`, 0, 199);
+      if (o.command) {
+        pipeline.lpush(
+          `${this.#p}:session:${o.sessionId}:recent`,
+          JSON.stringify({ command: o.command, cost: o.cost, at: o.at, cache: o.cache }),
+        );
+        pipeline.ltrim(`${this.#p}:session:${o.sessionId}:recent`, 0, 19);
+      }
+    }
+    try {
+      await pipeline.exec();
+    } catch {
+      // Statistics are best effort; the budget is accounted atomically elsewhere.
+    }
+  }
+
+  async read(sessionId: string): Promise<SessionStatsView> {
+    const [[, stats], [, waits], [, recent]] = (await this.#redis
+      .multi()
+      .hgetall(`${this.#p}:session:${sessionId}:stats`)
+      .lrange(`${this.#p}:session:${sessionId}:waits`, 0, -1)
+      .lrange(`${this.#p}:session:${sessionId}:recent`, 0, -1)
+      .exec()) as [[unknown, Record<string, string>], [unknown, string[]], [unknown, string[]]];
+    const waitValues = waits.map(Number).filter(Number.isFinite);
+    const num = (name: string) => Number(stats[name] ?? 0);
+    return {
+      requests: num("requests"),
+      upstreamRequests: num("upstreamRequests"),
+      graphqlPoints: Math.round(num("graphqlPoints") * 1000) / 1000,
+      restRequests: Math.round(num("restRequests") * 1000) / 1000,
+      cacheHits: num("cacheHits"),
+      coalesced: num("coalesced"),
+      batched: num("batched"),
+      invocations: num("invocations"),
+      lastSeenAt: num("lastSeenAt"),
+      queueWaitMsP50: percentile(waitValues, 50),
+      queueWaitMsP95: percentile(waitValues, 95),
+      recentCommands: recent.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { command: string; cost: number; at: number; cache: string }];
+        } catch {
+          return [];
+        }
+      }),
+    };
+  }
+
+  async forget(sessionId: string): Promise<void> {
+    await this.#redis.del(
+      `${this.#p}:session:${sessionId}:stats`,
+      `${this.#p}:session:${sessionId}:waits`,
+      `${this.#p}:session:${sessionId}:recent`,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The commands that talk to a running broker over its IPC socket: stop, status, sessions, budget,
+ * session open|close. Each connects, makes one or two calls, prints (or prints JSON), and exits.
+ */
+import type { Command } from "commander";
+import { type BrokerClient, connectBroker } from "../../client/index.js";
+import { formatDuration, formatNumber, printJson, table } from "../format.js";
+
+interface SocketOption {
+  socket?: string;
+}
+
+async function withClient<T>(options: SocketOption, run: (client: BrokerClient) => Promise<T>): Promise<T> {
+  const client = await connectBroker({
+    ...(options.socket ? { socketPath: options.socket } : {}),
+    clientName: "ao-broker-cli",
+  });
+  try {
+    return await run(client);
+  } finally {
+    await client.close();
+  }
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n <= 1000)) throw new Error(`expected a number in (0, 1000], got "${value}"`);
+  return n;
+}
+
+export function registerBrokerAdminCommands(program: Command): void {
+  program
+    .command("stop")
+    .description("Ask the running broker to drain in-flight requests and exit")
+    .option("--socket <path>", "IPC socket of the broker")
+    .action(async (options: SocketOption) => {
+      await withClient(options, (client) => client.shutdown());
+      process.stdout.write("ao-broker: stopping (draining in-flight requests)\n");
+    });
+
+  program
+    .command("status")
+    .description("Show the running broker: addresses, Redis, upstream, sessions")
+    .option("--socket <path>", "IPC socket of the broker")
+    .option("--json", "print JSON")
+    .action(async (options: SocketOption & { json?: boolean }) => {
+      const status = await withClient(options, (client) => client.status());
+      if (options.json) return printJson(status);
+      const s = status as unknown as Record<string, unknown>;
+      const lines = [
+        `ao-broker ${String(s.version)} (pid ${String(s.pid)}, up ${formatDuration(Number(s.uptimeSeconds ?? 0) * 1000)})`,
+        `gateway   ${String(s.gatewayUrl)}`,
+        `socket    ${String(s.socket)}`,
+      ];
+      const redis = s.redis as { url?: string; source?: string } | undefined;
+      if (redis) lines.push(`redis     ${redis.url ?? "?"} (${redis.source ?? "?"})`);
+      const upstream = s.upstream as { url?: string; simulated?: boolean } | undefined;
+      if (upstream)
+        lines.push(`upstream  ${upstream.url ?? "?"}${upstream.simulated ? " (embedded simulator)" : ""}`);
+      if (s.sessions !== undefined) lines.push(`sessions  ${String(s.sessions)}`);
+      process.stdout.write(`${lines.join("\n")}\n`);
+    });
+
+  program
+    .command("sessions")
+    .description("Per-session spend, cache hits, coalesced/batched answers and queue wait")
+    .option("--socket <path>", "IPC socket of the broker")
+    .option("--json", "print JSON")
+    .action(async (options: SocketOption & { json?: boolean }) => {
+      const result = await withClient(options, (client) => client.listSessions());
+      if (options.json) return printJson(result);
+      if (result.sessions.length === 0) {
+        process.stdout.write("no sessions\n");
+        return;
+      }
+      const rows = result.sessions.map((s) => [
+        s.id,
+        s.repo,
+        formatNumber(s.stats.graphqlPoints),
+        formatNumber(s.stats.restRequests),
+        s.stats.requests,
+        s.stats.upstreamRequests,
+        s.stats.cacheHits,
+        s.stats.coalesced,
+        s.stats.batched,
+        `${s.stats.queueWaitMsP50}/${s.stats.queueWaitMsP95}`,
+        s.stats.invocations,
+        s.stats.recentCommands[0]
+          ? `${s.stats.recentCommands[0].command} (${s.stats.recentCommands[0].cost})`
+          : "-",
+      ]);
+      process.stdout.write(
+        `${table(["SESSION", "REPO", "GQL PTS", "REST", "REQS", "UPSTREAM", "HITS", "COALESCED", "BATCHED", "WAIT p50/p95 ms", "INVOCATIONS", "LAST COMMAND (cost)"], rows)}\n`,
+      );
+    });
+
+  program
+    .command("budget")
+    .description("Global budget per resource, what is reserved, and the projection to the window's end")
+    .option("--socket <path>", "IPC socket of the broker")
+    .option("--json", "print JSON")
+    .action(async (options: SocketOption & { json?: boolean }) => {
+      const result = await withClient(options, (client) => client.budget());
+      if (options.json) return printJson(result);
+      const now = Date.now();
+      const rows = Object.entries(result.resources).map(([name, r]) => [
+        name,
+        formatNumber(r.limit),
+        formatNumber(r.used),
+        formatNumber(r.remaining),
+        formatNumber(r.reserved),
+        formatNumber(Math.round(r.projectedAtReset)),
+        `${r.resetAt} (in ${formatDuration(Date.parse(r.resetAt) - now)})`,
+      ]);
+      process.stdout.write(
+        `${table(["RESOURCE", "LIMIT", "USED", "REMAINING", "RESERVED", "PROJECTED AT RESET", "RESETS"], rows)}\n`,
+      );
+      if (result.sessions.length > 0) {
+        const sessionRows = result.sessions.map((s) => [
+          s.id,
+          `${(s.share * 100).toFixed(1)}%`,
+          Object.entries(s.spent)
+            .map(([k, v]) => `${k}=${formatNumber(v)}`)
+            .join(" ") || "-",
+        ]);
+        process.stdout.write(`\n${table(["SESSION", "FAIR SHARE", "SPENT THIS WINDOW"], sessionRows)}\n`);
+      }
+    });
+
+  const session = program.command("session").description("Open or close an agent session");
+  session
+    .command("open <id>")
+    .description("Open a session and print its token and the environment an agent needs")
+    .requiredOption("--repo <owner/name>", "the repository the session works on")
+    .option("--weight <w>", "fair-share weight (default 1)", parsePositive)
+    .option("--read-only", "the session's tokens cannot write")
+    .option("--project <id>", "AO project id")
+    .option("--issue <id>", "AO issue id")
+    .option("--socket <path>", "IPC socket of the broker")
+    .option("--json", "print JSON: {session, token, env}")
+    .action(
+      async (
+        id: string,
+        options: SocketOption & {
+          repo: string;
+          weight?: number;
+          readOnly?: boolean;
+          project?: string;
+          issue?: string;
+          json?: boolean;
+        },
+      ) => {
+        const result = await withClient(options, (client) =>
+          client.openSession({
+            id,
+            repo: options.repo,
+            ...(options.weight !== undefined ? { weight: options.weight } : {}),
+            ...(options.readOnly ? { readOnly: true } : {}),
+            ...(options.project ? { projectId: options.project } : {}),
+            ...(options.issue ? { issueId: options.issue } : {}),
+          }),
+        );
+        if (options.json) return printJson(result);
+        process.stdout.write(
+          `# session ${result.session.id} on ${result.session.repo}${result.session.readOnly ? " (read-only)" : ""}\n`,
+        );
+        for (const [name, value] of Object.entries(result.env))
+          process.stdout.write(`export ${name}=${shellQuote(value)}\n`);
+      },
+    );
+  session
+    .command("close <id>")
+    .description("Close a session and revoke all its tokens")
+    .option("--socket <path>", "IPC socket of the broker")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: SocketOption & { json?: boolean }) => {
+      const result = await withClient(options, (client) => client.closeSession(id));
+      if (options.json) return printJson(result);
+      process.stdout.write(
+        result.closed
+          ? `closed ${id}: ${result.revokedTokens} token(s) revoked\n`
+          : `no open session "${id}"\n`,
+      );
+      if (!result.closed) process.exitCode = 1;
+    });
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]*$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
