@@ -96,7 +96,7 @@ function valueFor(
   return { seed } satisfies Seeded;
 }
 
-const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, _context, info) => {
+const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => {
   const parentSeed = (source as Seeded | undefined)?.seed ?? "root";
   const seed = fnv(`${parentSeed}|${info.fieldName}(${stable(args)})`).toString(36);
   if (info.fieldName === "pullRequest" && typeof args.number === "number" && args.number >= 900) {
@@ -113,8 +113,11 @@ const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, _co
     throw new Error("search exploded");
   }
   if (info.fieldName === "title" && fnv(parentSeed) % 29 === 0) throw new Error("title unavailable");
-  // The broker's rateLimit probe always answers, as GitHub's does.
-  if (info.fieldName === "rateLimit") return { seed } satisfies Seeded;
+  // The broker's rateLimit probe always answers, as GitHub's does, with the cost the caller set.
+  if (info.fieldName === "rateLimit") return { seed, ...(context as ExecutionWorld | undefined)?.rateLimit };
+  if (source && typeof source === "object" && info.fieldName in source && info.fieldName !== "seed") {
+    return (source as Record<string, unknown>)[info.fieldName];
+  }
   return valueFor(info.returnType, seed, args);
 };
 
@@ -127,10 +130,18 @@ const typeResolver: GraphQLTypeResolver<unknown, unknown> = (value, _context, in
   return pool[h % pool.length]?.name;
 };
 
+/** What the world answers for `rateLimit` fields (any member left out is derived). */
+export interface ExecutionWorld {
+  readonly rateLimit?: Partial<
+    Record<"cost" | "remaining" | "limit" | "used" | "nodeCount" | "resetAt", unknown>
+  >;
+}
+
 export interface DeterministicRequest {
   readonly query: string | DocumentNode;
   readonly variables?: unknown;
   readonly operationName?: string | null | undefined;
+  readonly world?: ExecutionWorld | undefined;
 }
 
 /** Executes and returns the JSON a server would send (errors serialized by graphql-js). */
@@ -145,6 +156,7 @@ export async function executeDeterministic(
     variableValues: (request.variables ?? {}) as Record<string, unknown>,
     operationName: request.operationName ?? undefined,
     rootValue: { seed: "root" } satisfies Seeded,
+    contextValue: request.world,
     fieldResolver,
     typeResolver,
   });
