@@ -1,0 +1,129 @@
+/**
+ * The lifecycle's options with their defaults. The broker validates its config file with zod at
+ * the edge; this resolver still range-checks what it is given (a library can be called directly)
+ * and names the offending field, then freezes the result.
+ */
+import { AoError, CommonErrors } from "../common/index.js";
+
+export interface LifecycleConfig {
+  /** How often the poll loop runs a cycle. @defaultValue 10_000 */
+  readonly cycleIntervalMs: number;
+  /** Per repository: the PR-list guard. @defaultValue 10_000 */
+  readonly repoIntervalMs: number;
+  /** Per PR with CI running: check-run / status guards. @defaultValue 10_000 */
+  readonly activeIntervalMs: number;
+  /** Per PR that changed within `idleAfterMs`. @defaultValue 60_000 */
+  readonly quietIntervalMs: number;
+  /** Per PR quiet for longer. @defaultValue 120_000 */
+  readonly idleIntervalMs: number;
+  /** @defaultValue 600_000 */
+  readonly idleAfterMs: number;
+  /** Per open PR: the review-comments guard (0 disables; new comments also bump the PR list). @defaultValue 300_000 */
+  readonly commentsIntervalMs: number;
+  /** Every open PR is re-read at least this often even when no guard moved; 0 disables. @defaultValue 1_800_000 */
+  readonly backstopIntervalMs: number;
+  /** PRs per enrichment query (25 → 1 point; up to 37 still 1 point; 50 → 2). @defaultValue 25 */
+  readonly enrichmentBatchSize: number;
+  /** Branches per detection query (up to 149 cost 1 point). @defaultValue 100 */
+  readonly detectionBatchSize: number;
+  /** Fill free slots of a batch with the PRs read longest ago (same cost). @defaultValue true */
+  readonly fillBatches: boolean;
+  /** Items per page of the repository PR-list guard. @defaultValue 20 */
+  readonly repoPageSize: number;
+  /** Pages read when a repository's list moved. @defaultValue 5 */
+  readonly maxRepoPages: number;
+  /** @defaultValue 50 */
+  readonly checkContexts: number;
+  /** @defaultValue 50 */
+  readonly reviewThreads: number;
+  /** @defaultValue 5 */
+  readonly reviews: number;
+  /** REST guards in flight at once. @defaultValue 32 */
+  readonly restConcurrency: number;
+  /** GraphQL queries in flight at once. @defaultValue 4 */
+  readonly graphqlConcurrency: number;
+  /** Cap on REST guard requests per minute (304s are free, but may still count for secondary limits). @defaultValue 600 */
+  readonly maxRestPerMinute: number;
+  /** GraphQL points the lifecycle leaves for everyone else. @defaultValue 500 */
+  readonly reservePoints: number;
+  /** Largest factor the budget may stretch poll intervals by. @defaultValue 6 */
+  readonly maxStretch: number;
+  /** Idle time after which a session is `stuck`; 0 disables. @defaultValue 900_000 */
+  readonly stuckThresholdMs: number;
+  /** Webhook-triggered refreshes are gathered this long, then sent as batches. @defaultValue 200 */
+  readonly webhookDebounceMs: number;
+}
+
+export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
+  cycleIntervalMs: 10_000,
+  repoIntervalMs: 10_000,
+  activeIntervalMs: 10_000,
+  quietIntervalMs: 60_000,
+  idleIntervalMs: 120_000,
+  idleAfterMs: 600_000,
+  commentsIntervalMs: 300_000,
+  backstopIntervalMs: 1_800_000,
+  enrichmentBatchSize: 25,
+  detectionBatchSize: 100,
+  fillBatches: true,
+  repoPageSize: 20,
+  maxRepoPages: 5,
+  checkContexts: 50,
+  reviewThreads: 50,
+  reviews: 5,
+  restConcurrency: 32,
+  graphqlConcurrency: 4,
+  maxRestPerMinute: 600,
+  reservePoints: 500,
+  maxStretch: 6,
+  stuckThresholdMs: 900_000,
+  webhookDebounceMs: 200,
+});
+
+const RANGES: Readonly<Partial<Record<keyof LifecycleConfig, readonly [number, number]>>> = {
+  cycleIntervalMs: [10, 3_600_000],
+  repoIntervalMs: [0, 3_600_000],
+  activeIntervalMs: [0, 3_600_000],
+  quietIntervalMs: [0, 3_600_000],
+  idleIntervalMs: [0, 86_400_000],
+  idleAfterMs: [0, 86_400_000],
+  commentsIntervalMs: [0, 86_400_000],
+  backstopIntervalMs: [0, 86_400_000],
+  enrichmentBatchSize: [1, 50],
+  detectionBatchSize: [1, 100],
+  repoPageSize: [1, 100],
+  maxRepoPages: [1, 50],
+  checkContexts: [1, 100],
+  reviewThreads: [1, 100],
+  reviews: [1, 100],
+  restConcurrency: [1, 100],
+  graphqlConcurrency: [1, 20],
+  maxRestPerMinute: [1, 100_000],
+  reservePoints: [0, 1_000_000],
+  maxStretch: [1, 100],
+  stuckThresholdMs: [0, 604_800_000],
+  webhookDebounceMs: [0, 60_000],
+};
+
+export function resolveLifecycleConfig(partial: Partial<LifecycleConfig> = {}): LifecycleConfig {
+  const config: Record<string, unknown> = { ...DEFAULT_LIFECYCLE_CONFIG };
+  for (const [key, value] of Object.entries(partial)) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_LIFECYCLE_CONFIG)) {
+      throw new AoError(CommonErrors.AO_ERR_CONFIG_INVALID, `lifecycle.${key}: unknown option`);
+    }
+    const range = RANGES[key as keyof LifecycleConfig];
+    if (range) {
+      if (typeof value !== "number" || !Number.isFinite(value) || value < range[0] || value > range[1]) {
+        throw new AoError(
+          CommonErrors.AO_ERR_CONFIG_INVALID,
+          `lifecycle.${key}: expected a number from ${range[0]} to ${range[1]}, got ${JSON.stringify(value)}`,
+        );
+      }
+    } else if (typeof value !== "boolean") {
+      throw new AoError(CommonErrors.AO_ERR_CONFIG_INVALID, `lifecycle.${key}: expected true or false`);
+    }
+    config[key] = value;
+  }
+  return Object.freeze(config) as unknown as LifecycleConfig;
+}

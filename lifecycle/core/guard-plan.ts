@@ -1,0 +1,162 @@
+/**
+ * Which cheap conditional REST reads a cycle makes. Every guard carries the ETag of its last
+ * answer, so through the broker's cache an unchanged resource costs a free 304:
+ *
+ * - per repository, every `repoIntervalMs`: the PR list sorted by update (state=all, so merges and
+ *   closes move it too). A 304 means no PR in the repository changed — title, state, head, review,
+ *   comment: everything that bumps a PR's updated_at.
+ * - per open PR, on its cadence: the check runs of its head SHA (filter=latest, one page of 100, so
+ *   any check moving changes the ETag; AO's per_page=1 only saw the first), and the combined commit
+ *   status when the PR has status contexts. Check runs and statuses do not bump updated_at.
+ * - per open PR, every `commentsIntervalMs`: the newest review comment (new threads and replies).
+ *
+ * When more guards are due than the cycle may make, repository guards go first (one covers many
+ * PRs), then the most overdue PR guards; the rest stay due and lead the next cycle.
+ */
+import { type CadenceOptions, prPollInterval } from "./cadence.js";
+import type { CiStatus } from "./pr-enrichment.js";
+import { parseRepo } from "./repo-ref.js";
+
+export interface RepoGuardState {
+  readonly repo: string;
+  readonly etag: string | undefined;
+  readonly lastCheckedAt: number | null;
+}
+
+export interface PrGuardState {
+  readonly repo: string;
+  readonly number: number;
+  readonly open: boolean;
+  readonly headSha: string | null;
+  readonly ciStatus: CiStatus | null;
+  readonly hasStatusContexts: boolean;
+  readonly lastChangeAt: number | null;
+  readonly checksEtag: string | undefined;
+  readonly statusEtag: string | undefined;
+  readonly commentsEtag: string | undefined;
+  readonly lastChecksAt: number | null;
+  readonly lastCommentsAt: number | null;
+}
+
+export type GuardKind = "repo-prs" | "check-runs" | "commit-status" | "review-comments";
+
+export interface GuardRequest {
+  readonly kind: GuardKind;
+  readonly repo: string;
+  readonly number?: number;
+  readonly sha?: string;
+  readonly path: string;
+  readonly etag?: string;
+  /** How far past due (elapsed / interval); Infinity for never checked. Orders truncation. */
+  readonly urgency: number;
+}
+
+export interface GuardPlanOptions extends CadenceOptions {
+  readonly repoIntervalMs: number;
+  readonly commentsIntervalMs: number;
+  /** Items per page of the repository PR-list guard. */
+  readonly repoPageSize: number;
+}
+
+export interface GuardPlanInput {
+  readonly repos: readonly RepoGuardState[];
+  readonly prs: readonly PrGuardState[];
+  readonly now: number;
+  readonly options: GuardPlanOptions;
+  /** Budget stretch for every interval (≥ 1). */
+  readonly stretch: number;
+  readonly maxRequests: number;
+}
+
+export function repoPullsPath(repo: string, pageSize: number, page = 1): string {
+  const ref = parseRepo(repo);
+  if (!ref) throw new TypeError(`not an owner/name repository: ${JSON.stringify(repo)}`);
+  const base = `/repos/${ref.owner}/${ref.name}/pulls?state=all&sort=updated&direction=desc&per_page=${pageSize}`;
+  return page > 1 ? `${base}&page=${page}` : base;
+}
+
+function prefix(repo: string): string {
+  const ref = parseRepo(repo);
+  if (!ref) throw new TypeError(`not an owner/name repository: ${JSON.stringify(repo)}`);
+  return `/repos/${ref.owner}/${ref.name}`;
+}
+
+export function checkRunsPath(repo: string, sha: string): string {
+  return `${prefix(repo)}/commits/${encodeURIComponent(sha)}/check-runs?filter=latest&per_page=100`;
+}
+
+export function commitStatusPath(repo: string, sha: string): string {
+  return `${prefix(repo)}/commits/${encodeURIComponent(sha)}/status?per_page=100`;
+}
+
+export function reviewCommentsPath(repo: string, number: number): string {
+  return `${prefix(repo)}/pulls/${number}/comments?sort=updated&direction=desc&per_page=1`;
+}
+
+function urgency(last: number | null, interval: number, now: number): number | undefined {
+  if (last === null) return Number.POSITIVE_INFINITY;
+  const ratio = (now - last) / Math.max(1, interval);
+  return ratio >= 1 ? ratio : undefined;
+}
+
+function withEtag(request: Omit<GuardRequest, "etag">, etag: string | undefined): GuardRequest {
+  return etag === undefined ? request : { ...request, etag };
+}
+
+export function planGuards(input: GuardPlanInput): GuardRequest[] {
+  const { now, options, stretch } = input;
+  const repoGuards: GuardRequest[] = [];
+  const prGuards: GuardRequest[] = [];
+  for (const repo of input.repos) {
+    const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now);
+    if (u === undefined) continue;
+    repoGuards.push(
+      withEtag(
+        {
+          kind: "repo-prs",
+          repo: repo.repo,
+          path: repoPullsPath(repo.repo, options.repoPageSize),
+          urgency: u,
+        },
+        repo.etag,
+      ),
+    );
+  }
+  for (const pr of input.prs) {
+    if (!pr.open || pr.headSha === null) continue;
+    const interval = prPollInterval(pr, now, options) * stretch;
+    const checksDue = urgency(pr.lastChecksAt, interval, now);
+    if (checksDue !== undefined) {
+      const base = { repo: pr.repo, number: pr.number, sha: pr.headSha, urgency: checksDue };
+      prGuards.push(
+        withEtag({ ...base, kind: "check-runs", path: checkRunsPath(pr.repo, pr.headSha) }, pr.checksEtag),
+      );
+      if (pr.hasStatusContexts) {
+        prGuards.push(
+          withEtag(
+            { ...base, kind: "commit-status", path: commitStatusPath(pr.repo, pr.headSha) },
+            pr.statusEtag,
+          ),
+        );
+      }
+    }
+    if (options.commentsIntervalMs <= 0) continue;
+    const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now);
+    if (commentsDue !== undefined) {
+      prGuards.push(
+        withEtag(
+          {
+            kind: "review-comments",
+            repo: pr.repo,
+            number: pr.number,
+            path: reviewCommentsPath(pr.repo, pr.number),
+            urgency: commentsDue,
+          },
+          pr.commentsEtag,
+        ),
+      );
+    }
+  }
+  prGuards.sort((a, b) => b.urgency - a.urgency);
+  return [...repoGuards, ...prGuards].slice(0, Math.max(0, input.maxRequests));
+}

@@ -1,0 +1,232 @@
+/**
+ * Runs the cycle's guards concurrently and turns their answers into "these PRs need a refresh"
+ * and "these branches got a PR". A repository whose list moved is read page by page (newest
+ * first) until a PR older than the last walk's newest; when the walk cannot reach it (first walk
+ * after start with facts restored, or more changes than `maxRepoPages` pages), every tracked PR
+ * of the repository it did not see is refreshed and its PR-less sessions are looked up again.
+ * A guard that fails is retried on its next interval; it never fails the cycle.
+ */
+
+import {
+  checkRunsMoved,
+  commitStatusMoved,
+  type ListedPr,
+  parsePullList,
+  reviewCommentsMark,
+  scanPullPage,
+} from "./core/guard-outcome.js";
+import { type GuardRequest, type PrGuardState, planGuards, repoPullsPath } from "./core/guard-plan.js";
+import { mapCiState } from "./core/pr-enrichment.js";
+import type { PrFacts } from "./core/pr-facts.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
+import { isTerminalStatus } from "./core/session-status.js";
+import type { LifecycleContext } from "./lifecycle-context.js";
+import { mapLimit } from "./map-limit.js";
+import type { RestConditionalResponse } from "./ports.js";
+import type { PrTrack, RepoTrack } from "./session-index.js";
+
+export interface GuardRun {
+  readonly requests: number;
+  readonly notModified: number;
+  readonly errors: number;
+  /** PR keys whose guard moved with a real difference → reason. */
+  readonly changed: Map<string, string>;
+  /** Sessions whose branch got a PR, found in a PR list. */
+  readonly detected: { readonly sessionId: string; readonly number: number }[];
+  /** PR-less sessions to look up by GraphQL (their repository walk was incomplete). */
+  readonly lookup: Set<string>;
+}
+
+async function get(
+  ctx: LifecycleContext,
+  run: { requests: number; notModified: number; errors: number },
+  path: string,
+  etag: string | undefined,
+): Promise<RestConditionalResponse | undefined> {
+  run.requests += 1;
+  ctx.totals.restRequests += 1;
+  try {
+    const response = await ctx.ports.restConditional(etag === undefined ? { path } : { path, etag });
+    ctx.totals.restCost += response.cost;
+    if (response.status === 304) {
+      run.notModified += 1;
+      ctx.totals.restNotModified += 1;
+    } else if (response.status >= 400) {
+      run.errors += 1;
+      ctx.logger.debug({ path, status: response.status }, "lifecycle: guard answered with an error");
+    }
+    return response;
+  } catch (error) {
+    run.errors += 1;
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error, path }, "lifecycle: guard request failed");
+    return undefined;
+  }
+}
+
+function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
+  const facts = ctx.index.factsFor(track.key);
+  return {
+    repo: track.repo,
+    number: track.number,
+    open: facts?.state === "OPEN",
+    headSha: facts?.headSha ?? null,
+    ciStatus: facts ? mapCiState(facts.rollupState) : null,
+    hasStatusContexts: facts?.checks.some((c) => c.kind === "status-context") ?? false,
+    lastChangeAt: track.lastChangeAt,
+    checksEtag: facts && track.checksSha === facts.headSha ? track.checksEtag : undefined,
+    statusEtag: facts && track.statusSha === facts.headSha ? track.statusEtag : undefined,
+    commentsEtag: track.commentsEtag,
+    lastChecksAt: track.lastChecksAt,
+    lastCommentsAt: track.lastCommentsAt,
+  };
+}
+
+/** Branches of the repository's sessions that wait for a PR (none yet, or theirs is closed). */
+function waitingBranches(ctx: LifecycleContext, repo: RepoTrack): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
+  for (const id of repo.sessions) {
+    const state = ctx.index.sessions.get(id)?.state;
+    if (!state || isTerminalStatus(state.status)) continue;
+    if (state.prNumber !== null && state.pr?.state !== "CLOSED") continue;
+    const held = out.get(state.branch) ?? new Set<number>();
+    if (state.prNumber !== null) held.add(state.prNumber);
+    out.set(state.branch, held);
+  }
+  return out;
+}
+
+async function walkRepo(
+  ctx: LifecycleContext,
+  run: GuardRun & { requests: number; notModified: number; errors: number },
+  repo: RepoTrack,
+  first: RestConditionalResponse,
+): Promise<void> {
+  const known = new Map<number, Pick<PrFacts, "updatedAt" | "headSha" | "state"> | undefined>();
+  for (const track of ctx.index.prs.values()) {
+    if (normalizeRepo(track.repo) === repo.key) known.set(track.number, ctx.index.factsFor(track.key));
+  }
+  const waiting = waitingBranches(ctx, repo);
+  const seen = new Set<number>();
+  let newest: number | null = null;
+  let complete = false;
+  let response: RestConditionalResponse | undefined = first;
+  for (let page = 1; response && page <= ctx.config.maxRepoPages; page++) {
+    const items: ListedPr[] | undefined = response.status === 200 ? parsePullList(response.body) : undefined;
+    if (!items) break;
+    const scan = scanPullPage({
+      repo: repo.repo,
+      items,
+      known,
+      waitingBranches: waiting,
+      highWater: repo.highWater,
+    });
+    for (const item of items) seen.add(item.number);
+    if (scan.newest !== null) newest = newest === null ? scan.newest : Math.max(newest, scan.newest);
+    for (const number of scan.changed) run.changed.set(prKey(repo.repo, number), "pr-list");
+    for (const { branch, pr } of scan.detected) {
+      // Newest-updated first: the first PR listed for a branch is the one to adopt.
+      if (!waiting.delete(branch)) continue;
+      for (const id of repo.sessions) {
+        const state = ctx.index.sessions.get(id)?.state;
+        if (state?.branch === branch && (state.prNumber === null || state.pr?.state === "CLOSED")) {
+          run.detected.push({ sessionId: id, number: pr.number });
+        }
+      }
+    }
+    if ((scan.reachedKnown && repo.highWater !== null) || items.length < ctx.config.repoPageSize) {
+      complete = true;
+      break;
+    }
+    if (page === ctx.config.maxRepoPages) break;
+    response = await get(ctx, run, repoPullsPath(repo.repo, ctx.config.repoPageSize, page + 1), undefined);
+  }
+  if (newest !== null) repo.highWater = repo.highWater === null ? newest : Math.max(repo.highWater, newest);
+  if (complete) return;
+  for (const [number, facts] of known) {
+    if (!seen.has(number) && facts !== undefined)
+      run.changed.set(prKey(repo.repo, number), "pr-list-overflow");
+  }
+  for (const id of repo.sessions) {
+    const state = ctx.index.sessions.get(id)?.state;
+    if (state && state.prNumber === null && !isTerminalStatus(state.status)) run.lookup.add(id);
+  }
+}
+
+async function runOne(
+  ctx: LifecycleContext,
+  run: GuardRun & { requests: number; notModified: number; errors: number },
+  guard: GuardRequest,
+  now: number,
+): Promise<void> {
+  if (guard.kind === "repo-prs") {
+    const repo = ctx.index.repos.get(normalizeRepo(guard.repo));
+    if (!repo) return;
+    const response = await get(ctx, run, guard.path, guard.etag);
+    repo.lastCheckedAt = now;
+    if (response?.status !== 200) return;
+    repo.etag = response.etag;
+    await walkRepo(ctx, run, repo, response);
+    return;
+  }
+  const key = prKey(guard.repo, guard.number as number);
+  const track = ctx.index.prs.get(key);
+  if (!track) return;
+  const response = await get(ctx, run, guard.path, guard.etag);
+  const facts = ctx.index.factsFor(key);
+  if (guard.kind === "review-comments") {
+    track.lastCommentsAt = now;
+    if (response?.status !== 200) return;
+    track.commentsEtag = response.etag;
+    const mark = reviewCommentsMark(response.body);
+    if (track.commentsMark !== undefined && mark !== undefined && mark !== track.commentsMark) {
+      run.changed.set(key, "review-comments");
+    }
+    if (mark !== undefined) track.commentsMark = mark;
+    return;
+  }
+  track.lastChecksAt = now;
+  if (!response) return;
+  if (response.status === 404 || response.status === 422) {
+    run.changed.set(key, `${guard.kind}-gone`);
+    return;
+  }
+  if (response.status !== 200) return;
+  if (guard.kind === "check-runs") {
+    track.checksEtag = response.etag;
+    track.checksSha = guard.sha;
+    if (checkRunsMoved(response.body, facts)) run.changed.set(key, "check-runs");
+  } else {
+    track.statusEtag = response.etag;
+    track.statusSha = guard.sha;
+    if (commitStatusMoved(response.body, facts)) run.changed.set(key, "commit-status");
+  }
+}
+
+export async function runGuards(
+  ctx: LifecycleContext,
+  options: { now: number; stretch: number; maxRequests: number },
+): Promise<GuardRun> {
+  const guards = planGuards({
+    repos: [...ctx.index.repos.values()].map((r) => ({
+      repo: r.repo,
+      etag: r.etag,
+      lastCheckedAt: r.lastCheckedAt,
+    })),
+    prs: [...ctx.index.prs.values()].map((t) => prGuardState(ctx, t)),
+    now: options.now,
+    options: ctx.config,
+    stretch: options.stretch,
+    maxRequests: options.maxRequests,
+  });
+  const run = {
+    requests: 0,
+    notModified: 0,
+    errors: 0,
+    changed: new Map<string, string>(),
+    detected: [],
+    lookup: new Set<string>(),
+  };
+  await mapLimit(guards, ctx.config.restConcurrency, (guard) => runOne(ctx, run, guard, options.now));
+  return run;
+}

@@ -1,0 +1,84 @@
+// The lifecycle's public face: PR polling for every watched session, the session state machine,
+// events and webhooks. The broker composes it by implementing LifecyclePorts.
+
+export {
+  createRedisDeliveryDedupe,
+  type RedisDeliveryDedupeOptions,
+} from "./adapters/redis-delivery-dedupe.js";
+export { createRedisWatchStore, type RedisWatchStoreOptions } from "./adapters/redis-watch-store.js";
+export { type Clock, createManualClock, type ManualClock, systemClock, type TimerHandle } from "./clock.js";
+export { DEFAULT_LIFECYCLE_CONFIG, type LifecycleConfig, resolveLifecycleConfig } from "./config.js";
+export type { BudgetSnapshot } from "./core/cadence.js";
+export {
+  type BranchTarget,
+  type BuiltDetectionQuery,
+  buildDetectionQuery,
+} from "./core/detection-query.js";
+export {
+  type BuiltEnrichmentQuery,
+  buildEnrichmentQuery,
+  enrichmentPoints,
+  type PrTarget,
+} from "./core/enrichment-query.js";
+export {
+  type EventSource,
+  LIFECYCLE_EVENT_TYPES,
+  type LifecycleEvent,
+  type LifecycleEventType,
+} from "./core/lifecycle-event.js";
+export type { PrObservation } from "./core/merge-observation.js";
+export {
+  type CiCheck,
+  type CiStatus,
+  type PREnrichmentData,
+  type ReviewDecision,
+  toEnrichment,
+} from "./core/pr-enrichment.js";
+export type { CheckFact, PrFacts } from "./core/pr-facts.js";
+export type { AgentReport } from "./core/session-machine.js";
+export {
+  isTerminalStatus,
+  SESSION_STATUSES,
+  type SessionStatus,
+  TERMINAL_STATUSES,
+} from "./core/session-status.js";
+export { HANDLED_WEBHOOK_EVENTS, type RefreshTarget } from "./core/webhook-signal.js";
+export {
+  createMemoryDeliveryDedupe,
+  type DeliveryDedupe,
+  type MemoryDeliveryDedupeOptions,
+} from "./delivery-dedupe.js";
+export { type LifecycleErrorCode, LifecycleErrors } from "./errors.js";
+export { formatLifecycleStatus } from "./format-status.js";
+export type { LifecycleTotals } from "./lifecycle-context.js";
+export {
+  createLifecycleService,
+  type LifecycleService,
+  type LifecycleServiceOptions,
+  type LifecycleStatus,
+  type SessionSummary,
+  validateWatch,
+  type WatchRequest,
+} from "./lifecycle-service.js";
+export type { CycleReport } from "./poll-cycle.js";
+export type {
+  GraphQLPortRequest,
+  GraphQLPortResponse,
+  InvalidateTarget,
+  LifecyclePorts,
+  RestConditionalRequest,
+  RestConditionalResponse,
+} from "./ports.js";
+export {
+  createMemoryWatchStore,
+  type StoredWatches,
+  type WatchRecord,
+  type WatchStore,
+} from "./watch-store.js";
+export {
+  createWebhookHandler,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookRequest,
+  type WebhookResponse,
+} from "./webhooks.js";

@@ -1,0 +1,156 @@
+/**
+ * What the cycle, the refresh runners and the service share: the ports, the index, the config,
+ * counters, and the one place where an input is applied to a session (`apply`) and its effects
+ * carried out (`emit`: invalidate the broker's cached answers for a PR whose facts changed, then
+ * publish the events in order). Port failures are logged and counted, never thrown into a cycle:
+ * a broken subscriber must not stop the polling of everyone else.
+ */
+import type { Logger } from "../common/index.js";
+import type { Clock } from "./clock.js";
+import type { LifecycleConfig } from "./config.js";
+import type { BudgetSnapshot } from "./core/cadence.js";
+import type { LifecycleEvent } from "./core/lifecycle-event.js";
+import { type SessionInput, transition } from "./core/session-machine.js";
+import type { LifecyclePorts } from "./ports.js";
+import type { SessionIndex } from "./session-index.js";
+
+export interface LifecycleTotals {
+  cycles: number;
+  graphqlQueries: number;
+  graphqlPoints: number;
+  restRequests: number;
+  restNotModified: number;
+  restCost: number;
+  events: number;
+  invalidations: number;
+  portErrors: number;
+  webhookRefreshes: number;
+}
+
+export interface Effects {
+  /** Without `pr`: the whole repository (a PR appeared for a branch). */
+  readonly invalidate: { readonly repo: string; readonly pr?: number; readonly reason: string }[];
+  readonly events: LifecycleEvent[];
+}
+
+export interface LifecycleContext {
+  readonly ports: LifecyclePorts;
+  readonly config: LifecycleConfig;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly index: SessionIndex;
+  readonly totals: LifecycleTotals;
+  /** Sessions whose state changed since the last save. */
+  readonly dirty: Set<string>;
+  /** Last GraphQL budget read from our own `rateLimit` selections. */
+  lastRateLimit: BudgetSnapshot | undefined;
+  /** (local ms, points) of recent GraphQL spend, for the spend rate. */
+  readonly spend: { at: number; points: number }[];
+}
+
+export function newTotals(): LifecycleTotals {
+  return {
+    cycles: 0,
+    graphqlQueries: 0,
+    graphqlPoints: 0,
+    restRequests: 0,
+    restNotModified: 0,
+    restCost: 0,
+    events: 0,
+    invalidations: 0,
+    portErrors: 0,
+    webhookRefreshes: 0,
+  };
+}
+
+export function emptyEffects(): Effects {
+  return { invalidate: [], events: [] };
+}
+
+export function addInvalidation(effects: Effects, target: Effects["invalidate"][number]): void {
+  const same = (i: Effects["invalidate"][number]) =>
+    i.repo.toLowerCase() === target.repo.toLowerCase() && i.pr === target.pr;
+  if (!effects.invalidate.some(same)) effects.invalidate.push(target);
+}
+
+/** Applies one input to one session; records the effects to carry out. */
+export function apply(
+  ctx: LifecycleContext,
+  id: string,
+  input: SessionInput,
+  effects: Effects,
+  reason: string,
+): ReturnType<typeof transition> | undefined {
+  const entry = ctx.index.sessions.get(id);
+  if (!entry) return undefined;
+  const result = transition(entry.state, input, ctx.clock.now(), {
+    stuckThresholdMs: ctx.config.stuckThresholdMs,
+  });
+  if (result.state !== entry.state) {
+    ctx.index.setState(id, result.state);
+    ctx.dirty.add(id);
+  }
+  const pr = result.state.prNumber;
+  if (result.factsChanged && pr !== null) {
+    addInvalidation(effects, { repo: result.state.repo, pr, reason });
+  } else if (input.type === "found" && result.outcome === "applied") {
+    addInvalidation(effects, { repo: result.state.repo, reason: "lifecycle:pr-detected" });
+  }
+  effects.events.push(...result.events);
+  return result;
+}
+
+/**
+ * Invalidate first (so an agent reacting to the event reads fresh data), then publish: in order
+ * within a session, sessions side by side.
+ */
+export async function emit(ctx: LifecycleContext, effects: Effects): Promise<void> {
+  const invalidations = effects.invalidate.splice(0);
+  const events = effects.events.splice(0);
+  await Promise.all(
+    invalidations.map(async (target) => {
+      try {
+        await ctx.ports.invalidate(target);
+        ctx.totals.invalidations += 1;
+      } catch (error) {
+        ctx.totals.portErrors += 1;
+        ctx.logger.warn({ err: error, repo: target.repo, pr: target.pr }, "lifecycle: invalidate failed");
+      }
+    }),
+  );
+  const bySession = new Map<string, LifecycleEvent[]>();
+  for (const event of events) {
+    const list = bySession.get(event.sessionId);
+    if (list) list.push(event);
+    else bySession.set(event.sessionId, [event]);
+  }
+  await Promise.all(
+    [...bySession.values()].map(async (list) => {
+      for (const event of list) {
+        try {
+          await ctx.ports.publish(event);
+          ctx.totals.events += 1;
+        } catch (error) {
+          ctx.totals.portErrors += 1;
+          ctx.logger.warn(
+            { err: error, event: event.type, session: event.sessionId },
+            "lifecycle: publish failed",
+          );
+        }
+      }
+    }),
+  );
+}
+
+export function recordSpend(ctx: LifecycleContext, points: number): void {
+  const now = ctx.clock.now();
+  ctx.spend.push({ at: now, points });
+  while (ctx.spend.length > 0 && (ctx.spend[0] as { at: number }).at < now - 600_000) ctx.spend.shift();
+}
+
+/** GraphQL points per hour over the last ten minutes. */
+export function spendPerHour(ctx: LifecycleContext): number {
+  const now = ctx.clock.now();
+  const recent = ctx.spend.filter((s) => s.at >= now - 600_000).reduce((sum, s) => sum + s.points, 0);
+  return recent * 6;
+}

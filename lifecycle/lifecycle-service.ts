@@ -1,0 +1,461 @@
+/**
+ * The lifecycle service the broker composes: the orchestrator asks once ("watch session S on repo
+ * R, branch B [, PR N]") and is told, through `ports.publish`, whenever anything about it changes.
+ * It runs the poll loop (poll-cycle.ts) every `cycleIntervalMs`, takes webhook-driven refreshes
+ * (`refresh`: partial facts applied at once, then a batched re-read after `webhookDebounceMs`),
+ * keeps watched sessions in a WatchStore so a restart resumes them, and answers `status()` from
+ * memory. Cycles never overlap one another; a webhook refresh may run beside a cycle, which is why
+ * observations carry versions (core/merge-observation.ts).
+ */
+import { AoError, type Logger, silentLogger } from "../common/index.js";
+import { type Clock, systemClock, type TimerHandle } from "./clock.js";
+import { type LifecycleConfig, resolveLifecycleConfig } from "./config.js";
+import type { PrTarget } from "./core/enrichment-query.js";
+import type { EventSource } from "./core/lifecycle-event.js";
+import { type PREnrichmentData, toEnrichment } from "./core/pr-enrichment.js";
+import { isValidBranch, isValidPrNumber, normalizeRepo, parseRepo, prKey } from "./core/repo-ref.js";
+import type { AgentReport } from "./core/session-machine.js";
+import { initialSessionState, type SessionState } from "./core/session-state.js";
+import type { SessionStatus } from "./core/session-status.js";
+import type { RefreshTarget } from "./core/webhook-signal.js";
+import { LifecycleErrors } from "./errors.js";
+import {
+  addInvalidation,
+  apply,
+  emit,
+  emptyEffects,
+  type LifecycleContext,
+  type LifecycleTotals,
+  newTotals,
+} from "./lifecycle-context.js";
+import { type CycleReport, type CycleState, runPollCycle } from "./poll-cycle.js";
+import type { LifecyclePorts } from "./ports.js";
+import { runDetection, runEnrichment } from "./refresh-runner.js";
+import { createSessionIndex } from "./session-index.js";
+import type { WatchRecord, WatchStore } from "./watch-store.js";
+
+export interface WatchRequest {
+  readonly id: string;
+  /** owner/name */
+  readonly repo: string;
+  readonly branch: string;
+  readonly pr?: number;
+  readonly projectId?: string;
+}
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly repo: string;
+  readonly branch: string;
+  readonly projectId?: string;
+  readonly prNumber: number | null;
+  readonly prKey: string | null;
+  readonly status: SessionStatus;
+  readonly statusSince: number;
+  readonly pr: PREnrichmentData | null;
+  readonly headSha: string | null;
+  /** Local ms of the last snapshot applied; null before the first. */
+  readonly lastObservedAt: number | null;
+  readonly watchedAt: number;
+}
+
+export interface LifecycleStatus {
+  readonly running: boolean;
+  readonly sessions: readonly SessionSummary[];
+  readonly repos: number;
+  readonly prs: number;
+  readonly lastCycle: CycleReport | null;
+  readonly totals: Readonly<LifecycleTotals>;
+  readonly budget: { readonly remaining: number; readonly resetAt: number | null } | null;
+}
+
+export interface LifecycleServiceOptions {
+  readonly ports: LifecyclePorts;
+  readonly store: WatchStore;
+  readonly config?: Partial<LifecycleConfig>;
+  /** @defaultValue silentLogger() */
+  readonly logger?: Logger;
+  /** @defaultValue systemClock */
+  readonly clock?: Clock;
+  /** Measures cycle durations; separate from `clock` so a manual clock still yields real timings. @defaultValue performance.now */
+  readonly wallClock?: () => number;
+}
+
+export interface LifecycleService {
+  /** Loads the store and starts the poll loop (the first cycle runs at once). Idempotent. */
+  start(): Promise<void>;
+  /** Stops the loop, waits for in-flight work, saves state. The store is the caller's to close. */
+  close(): Promise<void>;
+  /** Idempotent for the same session; a changed repo/branch starts the session afresh. */
+  watch(session: WatchRequest): Promise<SessionSummary>;
+  unwatch(id: string): Promise<boolean>;
+  status(): LifecycleStatus;
+  /** Applies a webhook's partial facts now and re-reads the affected sessions after the debounce. */
+  refresh(targets: readonly RefreshTarget[]): Promise<{ readonly sessions: readonly string[] }>;
+  /** The orchestrator tells what the agent does (activity, waiting for input, exited, ...). */
+  report(id: string, report: AgentReport): Promise<SessionSummary>;
+  /** Runs one cycle now (after any running one) and returns its report. For tests and benches. */
+  runCycle(): Promise<CycleReport>;
+  /** Sends pending webhook/watch refreshes now and waits for them. */
+  flush(): Promise<void>;
+}
+
+function summarize(watch: WatchRecord, state: SessionState): SessionSummary {
+  return {
+    id: state.id,
+    repo: state.repo,
+    branch: state.branch,
+    ...(watch.projectId === undefined ? {} : { projectId: watch.projectId }),
+    prNumber: state.prNumber,
+    prKey: state.prNumber === null ? null : prKey(state.repo, state.prNumber),
+    status: state.status,
+    statusSince: state.statusSince,
+    pr: state.pr ? toEnrichment(state.pr) : null,
+    headSha: state.pr?.headSha ?? null,
+    lastObservedAt: state.pr?.observedAt ?? null,
+    watchedAt: watch.watchedAt,
+  };
+}
+
+function invalidWatch(message: string): AoError {
+  return new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_INVALID_WATCH, message, {
+    httpStatus: 400,
+    rpcCode: -32602,
+  });
+}
+
+export function validateWatch(session: WatchRequest): void {
+  if (typeof session?.id !== "string" || session.id.length === 0 || session.id.length > 200) {
+    throw invalidWatch("watch: `id` must be a non-empty string of at most 200 characters");
+  }
+  if (typeof session.repo !== "string" || !parseRepo(session.repo)) {
+    throw invalidWatch(
+      `watch ${session.id}: \`repo\` must be "owner/name", got ${JSON.stringify(session.repo)}`,
+    );
+  }
+  if (typeof session.branch !== "string" || !isValidBranch(session.branch)) {
+    throw invalidWatch(
+      `watch ${session.id}: \`branch\` is not a valid branch name: ${JSON.stringify(session.branch)}`,
+    );
+  }
+  if (session.pr !== undefined && !isValidPrNumber(session.pr)) {
+    throw invalidWatch(
+      `watch ${session.id}: \`pr\` must be a positive integer, got ${JSON.stringify(session.pr)}`,
+    );
+  }
+}
+
+export function createLifecycleService(options: LifecycleServiceOptions): LifecycleService {
+  const config = resolveLifecycleConfig(options.config);
+  const clock = options.clock ?? systemClock;
+  const wallClock = options.wallClock ?? (() => performance.now());
+  const ctx: LifecycleContext = {
+    ports: options.ports,
+    config,
+    logger: options.logger ?? silentLogger(),
+    clock,
+    index: createSessionIndex(),
+    totals: newTotals(),
+    dirty: new Set(),
+    lastRateLimit: undefined,
+    spend: [],
+  };
+  const cycleState: CycleState = { carried: [], sources: new Map() };
+  const pendingPrs = new Map<string, PrTarget>();
+  const pendingLookups = new Set<string>();
+  let loaded: Promise<void> | undefined;
+  let running = false;
+  let closed = false;
+  let loopTimer: TimerHandle | undefined;
+  let flushTimer: TimerHandle | undefined;
+  let cycleChain: Promise<unknown> = Promise.resolve();
+  let flushChain: Promise<unknown> = Promise.resolve();
+  let lastCycle: CycleReport | null = null;
+
+  const ensureOpen = () => {
+    if (closed) throw new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_CLOSED, "the lifecycle service is closed");
+  };
+  const ensureLoaded = () => {
+    loaded ??= options.store.load().then(({ watches, states }) => {
+      const byId = new Map(states.map((s) => [s.id, s]));
+      const now = clock.now();
+      for (const watch of watches) {
+        const stored = byId.get(watch.id);
+        const fits =
+          stored &&
+          normalizeRepo(stored.repo) === normalizeRepo(watch.repo) &&
+          stored.branch === watch.branch;
+        ctx.index.add(
+          watch,
+          fits
+            ? stored
+            : initialSessionState(
+                { id: watch.id, repo: watch.repo, branch: watch.branch, prNumber: watch.pr },
+                now,
+              ),
+        );
+      }
+      ctx.logger.info({ sessions: watches.length }, "lifecycle: watched sessions loaded");
+    });
+    return loaded;
+  };
+  const save = async () => {
+    if (ctx.dirty.size === 0) return;
+    const ids = [...ctx.dirty];
+    ctx.dirty.clear();
+    const states = ids
+      .map((id) => ctx.index.sessions.get(id)?.state)
+      .filter((s): s is SessionState => s !== undefined);
+    try {
+      await options.store.putStates(states);
+    } catch (error) {
+      for (const id of ids) ctx.dirty.add(id);
+      ctx.logger.warn({ err: error }, "lifecycle: saving session states failed; will retry");
+    }
+  };
+
+  const cycle = (): Promise<CycleReport> => {
+    const next = cycleChain.then(async () => {
+      await ensureLoaded();
+      const report = await runPollCycle(ctx, cycleState, wallClock);
+      await save();
+      lastCycle = report;
+      ctx.logger.debug({ report }, "lifecycle: cycle done");
+      return report;
+    });
+    cycleChain = next.catch(() => undefined);
+    return next;
+  };
+  const loop = () => {
+    if (!running) return;
+    const startedAt = clock.now();
+    cycle()
+      .catch((error: unknown) => ctx.logger.error({ err: error }, "lifecycle: cycle failed"))
+      .finally(() => {
+        if (!running) return;
+        const wait = Math.max(0, config.cycleIntervalMs - (clock.now() - startedAt));
+        loopTimer = clock.setTimeout(loop, wait);
+      });
+  };
+
+  const runFlush = (): Promise<void> => {
+    const next = flushChain.then(async () => {
+      flushTimer?.cancel();
+      flushTimer = undefined;
+      const lookups = [...pendingLookups];
+      pendingLookups.clear();
+      const targets = [...pendingPrs.values()];
+      pendingPrs.clear();
+      if (lookups.length === 0 && targets.length === 0) return;
+      ctx.totals.webhookRefreshes += 1;
+      const detection = lookups.length > 0 ? await runDetection(ctx, lookups, "webhook") : { found: [] };
+      const run = await runEnrichment(ctx, {
+        required: [...targets, ...detection.found],
+        fillers: [],
+        maxBatches: Number.POSITIVE_INFINITY,
+        sourceOf: (key) => cycleState.sources.get(key) ?? "webhook",
+      });
+      for (const target of [...targets, ...detection.found])
+        cycleState.sources.delete(prKey(target.repo, target.number));
+      cycleState.carried.push(...run.retry);
+      await save();
+    });
+    flushChain = next.catch((error: unknown) =>
+      ctx.logger.error({ err: error }, "lifecycle: refresh failed"),
+    );
+    return next;
+  };
+  const scheduleFlush = () => {
+    if (flushTimer || closed) return;
+    flushTimer = clock.setTimeout(() => {
+      flushTimer = undefined;
+      runFlush().catch(() => undefined);
+    }, config.webhookDebounceMs);
+  };
+  const queuePr = (repo: string, number: number, source: EventSource) => {
+    const key = prKey(repo, number);
+    pendingPrs.set(key, { repo, number });
+    cycleState.sources.set(key, source);
+  };
+
+  return {
+    async start() {
+      ensureOpen();
+      await ensureLoaded();
+      if (running) return;
+      running = true;
+      loop();
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      running = false;
+      loopTimer?.cancel();
+      flushTimer?.cancel();
+      await cycleChain;
+      await flushChain;
+      await save();
+    },
+
+    async watch(session) {
+      ensureOpen();
+      validateWatch(session);
+      await ensureLoaded();
+      const existing = ctx.index.sessions.get(session.id);
+      const sameTarget =
+        existing &&
+        normalizeRepo(existing.state.repo) === normalizeRepo(session.repo) &&
+        existing.state.branch === session.branch;
+      if (existing && sameTarget && (session.pr === undefined || session.pr === existing.state.prNumber)) {
+        return summarize(existing.watch, existing.state);
+      }
+      const now = clock.now();
+      const watch: WatchRecord = {
+        id: session.id,
+        repo: session.repo,
+        branch: session.branch,
+        ...(session.pr === undefined ? {} : { pr: session.pr }),
+        ...(session.projectId === undefined ? {} : { projectId: session.projectId }),
+        watchedAt: existing && sameTarget ? existing.watch.watchedAt : now,
+      };
+      if (existing && sameTarget && session.pr !== undefined) {
+        ctx.index.add(watch, existing.state);
+        const effects = emptyEffects();
+        apply(
+          ctx,
+          session.id,
+          { type: "found", number: session.pr, source: "watch" },
+          effects,
+          "lifecycle:watch",
+        );
+        await emit(ctx, effects);
+      } else {
+        ctx.index.add(
+          watch,
+          initialSessionState(
+            { id: session.id, repo: session.repo, branch: session.branch, prNumber: session.pr },
+            now,
+          ),
+        );
+      }
+      const entry = ctx.index.sessions.get(session.id);
+      if (!entry)
+        throw new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_UNKNOWN_SESSION, `session ${session.id} vanished`);
+      await options.store.putWatch(watch, entry.state);
+      ctx.dirty.delete(session.id);
+      if (entry.state.prNumber !== null) queuePr(entry.state.repo, entry.state.prNumber, "watch");
+      else pendingLookups.add(session.id);
+      scheduleFlush();
+      return summarize(entry.watch, entry.state);
+    },
+
+    async unwatch(id) {
+      ensureOpen();
+      await ensureLoaded();
+      const removed = ctx.index.remove(id);
+      pendingLookups.delete(id);
+      ctx.dirty.delete(id);
+      await options.store.deleteWatch(id);
+      return removed;
+    },
+
+    status() {
+      const sessions = [...ctx.index.sessions.values()].map((e) => summarize(e.watch, e.state));
+      return {
+        running,
+        sessions,
+        repos: ctx.index.repos.size,
+        prs: ctx.index.prs.size,
+        lastCycle,
+        totals: { ...ctx.totals },
+        budget: ctx.lastRateLimit ? { ...ctx.lastRateLimit } : null,
+      };
+    },
+
+    async refresh(targets) {
+      ensureOpen();
+      await ensureLoaded();
+      const effects = emptyEffects();
+      const matched = new Set<string>();
+      for (const target of targets) {
+        const repoKey = normalizeRepo(target.repo);
+        const repo = ctx.index.repos.get(repoKey);
+        if (!repo) continue;
+        const numbers = new Set(target.prNumbers ?? []);
+        const branches = new Set(target.branches ?? []);
+        const shas = new Set(target.headShas ?? []);
+        for (const id of repo.sessions) {
+          const state = ctx.index.sessions.get(id)?.state;
+          if (!state) continue;
+          const hit =
+            (state.prNumber !== null && numbers.has(state.prNumber)) ||
+            branches.has(state.branch) ||
+            (state.pr !== null && shas.has(state.pr.headSha));
+          if (!hit) continue;
+          matched.add(id);
+          for (const observation of target.observations ?? []) {
+            if (observation.kind === "pr-event" && state.prNumber === null && branches.has(state.branch)) {
+              apply(
+                ctx,
+                id,
+                { type: "found", number: observation.number, source: "webhook" },
+                effects,
+                `webhook:${target.reason}`,
+              );
+            }
+            apply(
+              ctx,
+              id,
+              { type: "observe", observation, source: "webhook" },
+              effects,
+              `webhook:${target.reason}`,
+            );
+          }
+          const current = ctx.index.sessions.get(id)?.state;
+          if (!current) continue;
+          if (current.prNumber !== null) {
+            addInvalidation(effects, {
+              repo: current.repo,
+              pr: current.prNumber,
+              reason: `webhook:${target.reason}`,
+            });
+            queuePr(current.repo, current.prNumber, "webhook");
+          } else {
+            pendingLookups.add(id);
+          }
+        }
+      }
+      await emit(ctx, effects);
+      if (matched.size > 0) scheduleFlush();
+      return { sessions: [...matched] };
+    },
+
+    async report(id, kind) {
+      ensureOpen();
+      await ensureLoaded();
+      const entry = ctx.index.sessions.get(id);
+      if (!entry) {
+        throw new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_UNKNOWN_SESSION, `no watched session "${id}"`, {
+          httpStatus: 404,
+          rpcCode: -32602,
+        });
+      }
+      const effects = emptyEffects();
+      apply(ctx, id, { type: "report", report: kind }, effects, "lifecycle:report");
+      await emit(ctx, effects);
+      await save();
+      const after = ctx.index.sessions.get(id) ?? entry;
+      return summarize(after.watch, after.state);
+    },
+
+    runCycle() {
+      ensureOpen();
+      return cycle();
+    },
+
+    async flush() {
+      await runFlush();
+    },
+  };
+}

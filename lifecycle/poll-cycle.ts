@@ -1,0 +1,168 @@
+/**
+ * One poll cycle: guards (concurrently) → lookups for branches without a PR (batched) →
+ * enrichment of exactly the PRs that need it (batched, concurrently) → a tick for `stuck` → save.
+ * What it costs: a quiet cycle makes only conditional REST reads (free 304s) and no GraphQL; a
+ * cycle in which k PRs changed sends ceil(k / batch) enrichment queries of ≤ 1 point each at 25.
+ * The budget stretches every interval when the lifecycle's spend would cross the reserve, and
+ * caps the points one cycle may spend; PRs it could not afford lead the next cycle.
+ */
+import { budgetDecision, restAllowedPerCycle } from "./core/cadence.js";
+import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
+import type { EventSource } from "./core/lifecycle-event.js";
+import { prKey } from "./core/repo-ref.js";
+import { isTerminalStatus } from "./core/session-status.js";
+import { runGuards } from "./guard-runner.js";
+import { apply, emit, emptyEffects, type LifecycleContext, spendPerHour } from "./lifecycle-context.js";
+import { runDetection, runEnrichment } from "./refresh-runner.js";
+
+export interface CycleReport {
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly sessions: number;
+  readonly prs: number;
+  readonly guards: {
+    readonly requests: number;
+    readonly notModified: number;
+    readonly errors: number;
+    readonly moved: number;
+  };
+  readonly detection: { readonly queries: number; readonly points: number; readonly found: number };
+  readonly enrichment: {
+    readonly queries: number;
+    readonly points: number;
+    readonly prs: number;
+    readonly filled: number;
+    readonly deferred: number;
+  };
+  readonly events: number;
+  /** Factor the budget stretched poll intervals by (1 = none). */
+  readonly stretch: number;
+}
+
+export interface CycleState {
+  /** PRs carried over from earlier cycles or webhooks (deferred or failed), most urgent first. */
+  carried: PrTarget[];
+  readonly sources: Map<string, EventSource>;
+}
+
+function backoffOk(failures: number, lastRefreshAt: number | null, now: number, cycleMs: number): boolean {
+  if (failures === 0 || lastRefreshAt === null) return true;
+  return now - lastRefreshAt >= Math.min(2 ** failures * cycleMs, 600_000);
+}
+
+export async function runPollCycle(
+  ctx: LifecycleContext,
+  state: CycleState,
+  wallClock: () => number,
+): Promise<CycleReport> {
+  const started = wallClock();
+  const now = ctx.clock.now();
+  const eventsBefore = ctx.totals.events;
+  const budget = (await ctx.ports.budget?.().catch(() => undefined)) ?? ctx.lastRateLimit;
+  const decision = budgetDecision({
+    budget: budget && budget.resetAt !== null && budget.resetAt < now ? undefined : budget,
+    now,
+    spendPerHour: spendPerHour(ctx),
+    reservePoints: ctx.config.reservePoints,
+    maxStretch: ctx.config.maxStretch,
+  });
+
+  const guards = await runGuards(ctx, {
+    now,
+    stretch: decision.stretch,
+    maxRequests: restAllowedPerCycle(ctx.config.maxRestPerMinute, ctx.config.cycleIntervalMs),
+  });
+
+  const effects = emptyEffects();
+  const found: PrTarget[] = [];
+  for (const { sessionId, number } of guards.detected) {
+    const result = apply(
+      ctx,
+      sessionId,
+      { type: "found", number, source: "poll" },
+      effects,
+      "lifecycle:pr-detected",
+    );
+    const repo = result?.state.repo;
+    if (result?.outcome === "applied" && repo) found.push({ repo, number });
+  }
+  await emit(ctx, effects);
+
+  const lookup = [...ctx.index.sessions.values()]
+    .filter(
+      ({ state: s }) =>
+        s.prNumber === null && !isTerminalStatus(s.status) && (!s.detectionDone || guards.lookup.has(s.id)),
+    )
+    .map((entry) => entry.state.id);
+  const detection =
+    lookup.length > 0 ? await runDetection(ctx, lookup, "detection") : { queries: 0, points: 0, found: [] };
+
+  const required: PrTarget[] = [...state.carried];
+  for (const key of guards.changed.keys()) {
+    const track = ctx.index.prs.get(key);
+    if (track) required.push({ repo: track.repo, number: track.number });
+  }
+  required.push(...found, ...detection.found);
+  const fillers: PrTarget[] = [];
+  const tracks = [...ctx.index.prs.values()].sort((a, b) => (a.lastRefreshAt ?? 0) - (b.lastRefreshAt ?? 0));
+  for (const track of tracks) {
+    const facts = ctx.index.factsFor(track.key);
+    const target = { repo: track.repo, number: track.number };
+    if (!facts) {
+      if (backoffOk(track.failures, track.lastRefreshAt, now, ctx.config.cycleIntervalMs))
+        required.push(target);
+      continue;
+    }
+    if (facts.state !== "OPEN") continue;
+    const backstop = ctx.config.backstopIntervalMs;
+    if (backstop > 0 && (track.lastRefreshAt === null || now - track.lastRefreshAt >= backstop))
+      required.push(target);
+    else fillers.push(target);
+  }
+
+  const perBatch = enrichmentPoints(ctx.config.enrichmentBatchSize);
+  const maxBatches = Number.isFinite(decision.pointsAllowed)
+    ? Math.max(0, Math.floor((decision.pointsAllowed - detection.points) / perBatch))
+    : Number.POSITIVE_INFINITY;
+  const enrichment = await runEnrichment(ctx, {
+    required,
+    fillers,
+    maxBatches,
+    sourceOf: (key) => state.sources.get(key) ?? "poll",
+  });
+  for (const target of required) state.sources.delete(prKey(target.repo, target.number));
+  state.carried = enrichment.retry;
+
+  const tickEffects = emptyEffects();
+  for (const id of [...ctx.index.sessions.keys()])
+    apply(ctx, id, { type: "tick" }, tickEffects, "lifecycle:tick");
+  await emit(ctx, tickEffects);
+  ctx.totals.cycles += 1;
+
+  return {
+    startedAt: now,
+    durationMs: wallClock() - started,
+    sessions: ctx.index.sessions.size,
+    prs: ctx.index.prs.size,
+    guards: {
+      requests: guards.requests,
+      notModified: guards.notModified,
+      errors: guards.errors,
+      moved: guards.changed.size,
+    },
+    detection: {
+      queries: detection.queries,
+      points: detection.points,
+      found: found.length + detection.found.length,
+    },
+    enrichment: {
+      queries: enrichment.queries,
+      points: enrichment.points,
+      prs: enrichment.prs,
+      filled: enrichment.filled,
+      deferred: enrichment.retry.length,
+    },
+    events: ctx.totals.events - eventsBefore,
+    stretch: decision.stretch,
+  };
+}

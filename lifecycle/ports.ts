@@ -1,0 +1,64 @@
+/**
+ * What the lifecycle needs from the world, declared here and implemented by the broker's
+ * composition root (lifecycle/ never imports broker/: docs/decisions/0002). Tests implement them
+ * with a small fake GitHub; the integration test implements them over HTTP to github-sim.
+ */
+import type { BudgetSnapshot } from "./core/cadence.js";
+import type { LifecycleEvent } from "./core/lifecycle-event.js";
+
+export interface GraphQLPortRequest {
+  readonly query: string;
+  readonly variables?: Record<string, unknown>;
+}
+
+export interface GraphQLPortResponse {
+  /** HTTP status of the upstream answer (200 even for GraphQL-level errors, as GitHub does). */
+  readonly status: number;
+  readonly data?: unknown;
+  readonly errors?: unknown[];
+  /** Points charged for this query (0 when the broker answered without GitHub). */
+  readonly cost: number;
+}
+
+export interface RestConditionalRequest {
+  /** Path and query, e.g. `/repos/o/r/pulls?state=all&per_page=20`. Always a GET. */
+  readonly path: string;
+  /** The ETag of the last answer, sent as If-None-Match. */
+  readonly etag?: string;
+}
+
+export interface RestConditionalResponse {
+  /** 304 when the ETag still matches. */
+  readonly status: number;
+  readonly etag?: string;
+  /** Parsed JSON body (absent on 304). */
+  readonly body?: unknown;
+  /** Requests charged against the REST bucket: 0 for a 304. */
+  readonly cost: number;
+}
+
+export interface InvalidateTarget {
+  readonly repo: string;
+  /** Only that PR's cached answers; the whole repository's when absent (e.g. a new PR appeared). */
+  readonly pr?: number;
+  readonly reason: string;
+}
+
+export interface LifecyclePorts {
+  /**
+   * A GraphQL query sent upstream at lifecycle priority. The broker must not answer it from its
+   * GraphQL cache: the lifecycle is what tells the cache that PR data changed.
+   */
+  graphql(
+    request: GraphQLPortRequest,
+    options: { readonly priority: "lifecycle" },
+  ): Promise<GraphQLPortResponse>;
+  /** A conditional GET through the broker's cache: a 304 is free. */
+  restConditional(request: RestConditionalRequest): Promise<RestConditionalResponse>;
+  /** Drop cached GraphQL (and REST) answers about this PR or repository, so agents see the change. */
+  invalidate(target: InvalidateTarget): Promise<void>;
+  /** Deliver an event to IPC subscribers and Redis pub/sub. */
+  publish(event: LifecycleEvent): Promise<void>;
+  /** The GraphQL bucket as the broker knows it; when absent the lifecycle uses its own `rateLimit` reads. */
+  budget?(): Promise<BudgetSnapshot | undefined>;
+}

@@ -1,0 +1,186 @@
+/**
+ * Sends the lifecycle's GraphQL: enrichment batches (PR facts) and detection batches (which PR a
+ * branch has), concurrently up to `graphqlConcurrency`, and applies each answer as it lands so one
+ * slow batch does not hold back the events of the others. A failed batch (HTTP error, rate
+ * limited, no data) hands its PRs back to be tried next cycle; a PR the answer does not contain
+ * (deleted, no access) backs off instead of being asked for forever.
+ */
+import { type BranchTarget, buildDetectionQuery, parseDetectionAnswer } from "./core/detection-query.js";
+import {
+  buildEnrichmentQuery,
+  type PrTarget,
+  parseEnrichmentAnswer,
+  parseRateLimit,
+} from "./core/enrichment-query.js";
+import type { EventSource } from "./core/lifecycle-event.js";
+import { planRefreshBatches } from "./core/refresh-batches.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
+import {
+  apply,
+  type Effects,
+  emit,
+  emptyEffects,
+  type LifecycleContext,
+  recordSpend,
+} from "./lifecycle-context.js";
+import { mapLimit } from "./map-limit.js";
+import type { GraphQLPortResponse } from "./ports.js";
+
+export interface EnrichmentRun {
+  readonly queries: number;
+  readonly points: number;
+  readonly prs: number;
+  readonly filled: number;
+  /** Not sent (budget) or failed: to be tried again. */
+  readonly retry: PrTarget[];
+}
+
+export interface EnrichmentRequest {
+  readonly required: readonly PrTarget[];
+  readonly fillers: readonly PrTarget[];
+  readonly maxBatches: number;
+  readonly sourceOf: (key: string) => EventSource;
+}
+
+async function sendGraphQL(ctx: LifecycleContext, query: string): Promise<GraphQLPortResponse | undefined> {
+  try {
+    const response = await ctx.ports.graphql({ query }, { priority: "lifecycle" });
+    ctx.totals.graphqlQueries += 1;
+    ctx.totals.graphqlPoints += response.cost;
+    recordSpend(ctx, response.cost);
+    const rate = parseRateLimit(response.data);
+    if (rate) ctx.lastRateLimit = { remaining: rate.remaining, resetAt: rate.resetAt };
+    return response;
+  } catch (error) {
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error }, "lifecycle: GraphQL request failed");
+    return undefined;
+  }
+}
+
+function usable(response: GraphQLPortResponse | undefined): boolean {
+  return (
+    response !== undefined && response.status === 200 && response.data !== undefined && response.data !== null
+  );
+}
+
+export async function runEnrichment(
+  ctx: LifecycleContext,
+  request: EnrichmentRequest,
+): Promise<EnrichmentRun> {
+  const plan = planRefreshBatches({
+    required: request.required,
+    fillers: request.fillers,
+    batchSize: ctx.config.enrichmentBatchSize,
+    maxBatches: request.maxBatches,
+    fill: ctx.config.fillBatches,
+  });
+  const retry = [...plan.deferred];
+  let points = 0;
+  await mapLimit(plan.batches, ctx.config.graphqlConcurrency, async (batch) => {
+    const built = buildEnrichmentQuery(batch, ctx.config);
+    const observedAt = ctx.clock.now();
+    const response = await sendGraphQL(ctx, built.query);
+    points += response?.cost ?? 0;
+    if (!usable(response)) {
+      ctx.logger.warn(
+        { status: response?.status, errors: response?.errors?.slice(0, 3) },
+        "lifecycle: enrichment batch failed",
+      );
+      retry.push(...batch);
+      return;
+    }
+    const effects: Effects = emptyEffects();
+    for (const { target, facts } of parseEnrichmentAnswer(response?.data, built, observedAt)) {
+      const key = prKey(target.repo, target.number);
+      const track = ctx.index.prs.get(key);
+      if (!track) continue;
+      track.lastRefreshAt = observedAt;
+      if (!facts) {
+        track.failures += 1;
+        ctx.logger.warn({ pr: key }, "lifecycle: the answer holds no data for this PR");
+        continue;
+      }
+      track.failures = 0;
+      for (const id of [...track.sessions]) {
+        const result = apply(
+          ctx,
+          id,
+          { type: "observe", observation: { kind: "snapshot", facts }, source: request.sourceOf(key) },
+          effects,
+          "lifecycle:pr-changed",
+        );
+        if (result?.factsChanged) track.lastChangeAt = observedAt;
+      }
+    }
+    await emit(ctx, effects);
+  });
+  return {
+    queries: plan.batches.length,
+    points,
+    prs: plan.batches.reduce((n, b) => n + b.length, 0),
+    filled: plan.filled,
+    retry,
+  };
+}
+
+export interface DetectionRun {
+  readonly queries: number;
+  readonly points: number;
+  /** PRs found for sessions: to be enriched next. */
+  readonly found: PrTarget[];
+}
+
+/** Looks up the newest PR of each session's branch; applies found / not-found to the sessions. */
+export async function runDetection(
+  ctx: LifecycleContext,
+  sessionIds: readonly string[],
+  source: EventSource,
+): Promise<DetectionRun> {
+  const targets = new Map<string, BranchTarget>();
+  for (const id of sessionIds) {
+    const state = ctx.index.sessions.get(id)?.state;
+    if (state)
+      targets.set(`${normalizeRepo(state.repo)}\u0000${state.branch}`, {
+        repo: state.repo,
+        branch: state.branch,
+      });
+  }
+  const list = [...targets.values()];
+  const chunks: BranchTarget[][] = [];
+  for (let i = 0; i < list.length; i += ctx.config.detectionBatchSize) {
+    chunks.push(list.slice(i, i + ctx.config.detectionBatchSize));
+  }
+  const found: PrTarget[] = [];
+  let points = 0;
+  const wanted = new Set(sessionIds);
+  await mapLimit(chunks, ctx.config.graphqlConcurrency, async (chunk) => {
+    const built = buildDetectionQuery(chunk);
+    const response = await sendGraphQL(ctx, built.query);
+    points += response?.cost ?? 0;
+    if (!usable(response)) return;
+    const effects = emptyEffects();
+    for (const { target, pr } of parseDetectionAnswer(response?.data, built)) {
+      if (pr === undefined) continue;
+      for (const id of wanted) {
+        const state = ctx.index.sessions.get(id)?.state;
+        if (
+          !state ||
+          state.branch !== target.branch ||
+          normalizeRepo(state.repo) !== normalizeRepo(target.repo)
+        )
+          continue;
+        const result = apply(
+          ctx,
+          id,
+          pr === null ? { type: "not-found", source } : { type: "found", number: pr.number, source },
+          effects,
+          "lifecycle:pr-detected",
+        );
+        if (pr !== null && result?.outcome === "applied") found.push({ repo: state.repo, number: pr.number });
+      }
+    }
+    await emit(ctx, effects);
+  });
+  return { queries: chunks.length, points, found };
+}

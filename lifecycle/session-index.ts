@@ -1,0 +1,159 @@
+/**
+ * The service's in-memory view: watched sessions with their state, and two derived indexes that
+ * the guards work on — one track per PR (ETags, when each guard last ran, when it was last read)
+ * and one per repository (the PR-list guard's ETag and high-water mark). Several sessions may
+ * share a PR or a repository; a track lives while at least one session needs it.
+ */
+import type { PrFacts } from "./core/pr-facts.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
+import type { SessionState } from "./core/session-state.js";
+import type { WatchRecord } from "./watch-store.js";
+
+export interface SessionEntry {
+  readonly watch: WatchRecord;
+  state: SessionState;
+}
+
+export interface PrTrack {
+  readonly key: string;
+  readonly repo: string;
+  readonly number: number;
+  readonly sessions: Set<string>;
+  checksEtag: string | undefined;
+  checksSha: string | undefined;
+  statusEtag: string | undefined;
+  statusSha: string | undefined;
+  commentsEtag: string | undefined;
+  commentsMark: string | undefined;
+  lastChecksAt: number | null;
+  lastCommentsAt: number | null;
+  /** Local ms the last enrichment answer for this PR was requested. */
+  lastRefreshAt: number | null;
+  /** Local ms the PR's facts last changed. */
+  lastChangeAt: number | null;
+  /** Consecutive reads that returned no usable PR (backs off re-reads). */
+  failures: number;
+}
+
+export interface RepoTrack {
+  readonly key: string;
+  readonly repo: string;
+  readonly sessions: Set<string>;
+  etag: string | undefined;
+  lastCheckedAt: number | null;
+  /** Newest updated_at seen in the PR list (GitHub's clock). */
+  highWater: number | null;
+}
+
+export interface SessionIndex {
+  readonly sessions: Map<string, SessionEntry>;
+  readonly prs: Map<string, PrTrack>;
+  readonly repos: Map<string, RepoTrack>;
+  add(watch: WatchRecord, state: SessionState): void;
+  remove(id: string): boolean;
+  /** Replaces a session's state, moving it between PR tracks when its PR changed. */
+  setState(id: string, state: SessionState): void;
+  /** The facts any session holds for a PR (they are applied alike to all of them). */
+  factsFor(key: string): PrFacts | undefined;
+}
+
+function newPrTrack(repo: string, number: number): PrTrack {
+  return {
+    key: prKey(repo, number),
+    repo,
+    number,
+    sessions: new Set(),
+    checksEtag: undefined,
+    checksSha: undefined,
+    statusEtag: undefined,
+    statusSha: undefined,
+    commentsEtag: undefined,
+    commentsMark: undefined,
+    lastChecksAt: null,
+    lastCommentsAt: null,
+    lastRefreshAt: null,
+    lastChangeAt: null,
+    failures: 0,
+  };
+}
+
+export function createSessionIndex(): SessionIndex {
+  const sessions = new Map<string, SessionEntry>();
+  const prs = new Map<string, PrTrack>();
+  const repos = new Map<string, RepoTrack>();
+
+  const link = (id: string, state: SessionState) => {
+    const repoKey = normalizeRepo(state.repo);
+    let repo = repos.get(repoKey);
+    if (!repo) {
+      repo = {
+        key: repoKey,
+        repo: state.repo,
+        sessions: new Set(),
+        etag: undefined,
+        lastCheckedAt: null,
+        highWater: null,
+      };
+      repos.set(repoKey, repo);
+    }
+    repo.sessions.add(id);
+    if (state.prNumber !== null) {
+      const key = prKey(state.repo, state.prNumber);
+      let track = prs.get(key);
+      if (!track) {
+        track = newPrTrack(state.repo, state.prNumber);
+        prs.set(key, track);
+      }
+      track.sessions.add(id);
+    }
+  };
+  const unlink = (id: string, state: SessionState) => {
+    const repoKey = normalizeRepo(state.repo);
+    const repo = repos.get(repoKey);
+    repo?.sessions.delete(id);
+    if (repo && repo.sessions.size === 0) repos.delete(repoKey);
+    if (state.prNumber !== null) {
+      const key = prKey(state.repo, state.prNumber);
+      const track = prs.get(key);
+      track?.sessions.delete(id);
+      if (track && track.sessions.size === 0) prs.delete(key);
+    }
+  };
+
+  return {
+    sessions,
+    prs,
+    repos,
+    add(watch, state) {
+      const existing = sessions.get(watch.id);
+      if (existing) unlink(watch.id, existing.state);
+      sessions.set(watch.id, { watch, state });
+      link(watch.id, state);
+    },
+    remove(id) {
+      const entry = sessions.get(id);
+      if (!entry) return false;
+      unlink(id, entry.state);
+      sessions.delete(id);
+      return true;
+    },
+    setState(id, state) {
+      const entry = sessions.get(id);
+      if (!entry) return;
+      if (entry.state.prNumber !== state.prNumber || entry.state.repo !== state.repo) {
+        unlink(id, entry.state);
+        link(id, state);
+      }
+      entry.state = state;
+    },
+    factsFor(key) {
+      const track = prs.get(key);
+      if (!track) return undefined;
+      for (const id of track.sessions) {
+        const pr = sessions.get(id)?.state.pr;
+        if (pr && prKey(pr.repo, pr.number) === key) return pr;
+      }
+      return undefined;
+    },
+  };
+}
