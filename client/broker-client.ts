@@ -254,6 +254,13 @@ export class BrokerClient {
       this.#connection = connection;
     } catch (error) {
       await connection.close();
+      if (error instanceof AoError && error.code === ClientErrors.AO_ERR_IPC_TIMEOUT) {
+        throw new AoError(
+          ClientErrors.AO_ERR_BROKER_CONNECT_TIMEOUT,
+          `the process at ${this.socketPath} accepted the connection but did not answer hello within ${connectTimeoutMs} ms`,
+          { cause: error },
+        );
+      }
       throw error;
     }
   }

@@ -48,6 +48,9 @@ export class IpcConnection {
   readonly #cleanups: (() => void)[] = [];
   readonly #idleWaiters: (() => void)[] = [];
   readonly #context: IpcContext;
+  readonly #onLine: IpcConnectionOptions["onLine"];
+  /** Lines read but not yet dispatched because maxInFlight calls are running (at most one chunk's worth). */
+  readonly #queue: Buffer[] = [];
   #client: HelloClientInfo | undefined;
   #helloTimer: NodeJS.Timeout | undefined;
   #inFlight = 0;
@@ -77,17 +80,14 @@ export class IpcConnection {
     }, options.limits.helloTimeoutMs);
     this.#helloTimer.unref();
 
+    this.#onLine = options.onLine;
     this.#socket.on("data", (chunk: Buffer) => {
       const { lines, overflow } = this.#splitter.push(chunk);
-      for (const line of lines) {
-        if (this.#ending) break;
-        options.onLine(this, line);
-      }
+      this.#queue.push(...lines);
+      this.#drain();
       if (overflow && !this.#ending) {
         this.sendError(null, options.fatalError("line-too-long"));
         this.end();
-      } else if (this.#inFlight >= this.#limits.maxInFlight) {
-        this.#socket.pause();
       }
     });
     this.#socket.on("error", (error) =>
@@ -134,10 +134,25 @@ export class IpcConnection {
     this.#inFlight += 1;
     const settle = () => {
       this.#inFlight -= 1;
-      if (this.#inFlight < this.#limits.maxInFlight && !this.#ending && !this.#closed) this.#socket.resume();
+      this.#drain();
       if (this.#inFlight === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
     };
     work.then(settle, settle);
+  }
+
+  /** Dispatches queued lines while under maxInFlight; reads from the socket only when all are out. */
+  #drain(): void {
+    while (this.#queue.length > 0 && this.#inFlight < this.#limits.maxInFlight && !this.#ending) {
+      this.#onLine(this, this.#queue.shift()!);
+    }
+    if (this.#ending || this.#closed) return;
+    if (this.#queue.length > 0) this.#socket.pause();
+    else this.#socket.resume();
+  }
+
+  /** Resolves once the socket has closed and the cleanups ran. */
+  whenClosed(): Promise<void> {
+    return new Promise((resolve) => this.onClose(resolve));
   }
 
   /** Resolves when no call is in flight. */

@@ -140,8 +140,9 @@ export class IpcServer {
     const grace = new AbortController();
     await Promise.race([idle, sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
     grace.abort();
-    for (const connection of this.#connections.values()) connection.end();
-    await stopped;
+    const connections = [...this.#connections.values()];
+    for (const connection of connections) connection.end();
+    await Promise.all([stopped, ...connections.map((c) => c.whenClosed())]);
     this.#socketFile?.unlinkIfOurs();
     this.#logger.info({ socket: this.socketPath }, "IPC server closed");
   }

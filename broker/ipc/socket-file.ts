@@ -26,7 +26,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { connect, type Server } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { AoError } from "../../common/index.js";
 import { IpcErrors } from "./errors.js";
 
@@ -65,7 +65,8 @@ export async function listenOnSocketFile(options: ListenOnSocketFileOptions): Pr
   }
   await removeStaleSocket(path, options.probeTimeoutMs ?? 1000);
 
-  const privateDir = mkdtempSync(join(parent, "."));
+  // `${parent}/.` + six random characters: a hidden sibling of the socket (join would drop the ".").
+  const privateDir = mkdtempSync(`${parent}${sep}.`);
   const tmpPath = join(privateDir, "s");
   try {
     await listen(options.server, tmpPath);
