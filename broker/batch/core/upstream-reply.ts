@@ -1,6 +1,7 @@
 /**
  * Reads GitHub's reply to a merged query before splitting it. Three outcomes:
- * - `ok`: a 200 with a `data` object: split it (split-response.ts decides per member).
+ * - `ok`: a 200 with `data` (an object, or null after a failed non-null root field): split it
+ *   (split-response.ts decides per member).
  * - `rate-limited`: the token is out of budget (429; 403 with `retry-after` or
  *   `x-ratelimit-remaining: 0`; or a 200 whose only errors are `type: "RATE_LIMITED"`). Every member
  *   alone would get this same answer, and retrying each alone would only spend more, so the reply
@@ -39,5 +40,6 @@ export function judgeUpstreamReply(reply: ReplyFacts): UpstreamVerdict {
   ) {
     return "rate-limited";
   }
-  return "rejected";
+  // `data: null` is an executed query whose non-null root failed: the splitter says who retries.
+  return data === null ? "ok" : "rejected";
 }

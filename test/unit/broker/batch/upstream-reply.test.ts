@@ -11,6 +11,13 @@ describe("judgeUpstreamReply", () => {
       json: { data: {}, errors: [{}] },
       verdict: "ok",
     },
+    {
+      name: "a 200 with null data",
+      status: 200,
+      headers: {},
+      json: { data: null, errors: [{ path: ["b0_x"] }] },
+      verdict: "ok",
+    },
     { name: "a 429", status: 429, headers: {}, json: undefined, verdict: "rate-limited" },
     {
       name: "a 403 with retry-after",
