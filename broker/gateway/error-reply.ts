@@ -5,6 +5,7 @@
  * become a generic 502 whose message carries no internals and no secrets.
  */
 import { isAoError } from "../../common/index.js";
+import { BudgetErrors } from "../budget/index.js";
 
 export interface ErrorReply {
   readonly status: number;

@@ -23,7 +23,7 @@ import type {
   Handler,
   PriorityClass,
 } from "../pipeline/types.js";
-import { resolveTarget, rewriteUpstreamUrls } from "./core/request-target.js";
+import { type LocalRoute, resolveTarget, rewriteUpstreamUrls } from "./core/request-target.js";
 import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
 
 export interface GatewayEvent {
@@ -57,6 +57,13 @@ export interface GatewayServerOptions {
         headers: Readonly<Record<string, string>>;
         rawBody: Buffer;
       }) => Promise<{ status: number; body: unknown }>)
+    | undefined;
+  /** The shim's report that a gh invocation ended (exit code, duration), authenticated by its token. */
+  readonly invocationFinished?:
+    | ((
+        caller: Caller,
+        report: { exitCode: number; durationMs: number; signal?: string | undefined },
+      ) => Promise<void>)
     | undefined;
   readonly blobFetch?:
     | ((url: string) => Promise<{ status: number; headers: Record<string, string>; body: Buffer }>)
@@ -433,8 +440,50 @@ export class GatewayServer {
     return { status: response.status, headers, body: response.body };
   }
 
+  async #invocationFinish(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<void> {
+    const token = bearer(headers.authorization);
+    const identity = token ? await this.#options.authenticate(token) : undefined;
+    if (req.method !== "POST") {
+      this.#send(res, githubError(404, "Not Found"));
+      return;
+    }
+    if (!identity?.caller.invocationId) {
+      this.#send(res, githubError(401, "Bad credentials"));
+      return;
+    }
+    let report: { exitCode?: unknown; durationMs?: unknown; signal?: unknown };
+    try {
+      report = JSON.parse(body.toString("utf8")) as typeof report;
+    } catch {
+      this.#send(res, githubError(400, "Problems parsing JSON"));
+      return;
+    }
+    if (
+      !Number.isInteger(report.exitCode) ||
+      typeof report.durationMs !== "number" ||
+      report.durationMs < 0
+    ) {
+      this.#send(
+        res,
+        githubError(422, "expected {exitCode: integer, durationMs: number >= 0, signal?: string}"),
+      );
+      return;
+    }
+    await this.#options.invocationFinished?.(identity.caller, {
+      exitCode: report.exitCode as number,
+      durationMs: report.durationMs,
+      signal: typeof report.signal === "string" ? report.signal.slice(0, 32) : undefined,
+    });
+    this.#send(res, { status: 204, headers: {}, body: Buffer.alloc(0) });
+  }
+
   async #local(
-    route: "metrics" | "webhook" | "health",
+    route: LocalRoute,
     req: IncomingMessage,
     res: ServerResponse,
     headers: Record<string, string>,
@@ -447,6 +496,10 @@ export class GatewayServer {
         headers: { "content-type": "application/json" },
         body: Buffer.from('{"ok":true}'),
       });
+      return;
+    }
+    if (route === "invocation-finish") {
+      await this.#invocationFinish(req, res, headers, body);
       return;
     }
     if (route === "metrics") {

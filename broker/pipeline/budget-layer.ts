@@ -1,12 +1,13 @@
 /**
  * Nothing reaches GitHub without budget. Each request that will cost something is admitted by the
  * BudgetPort (which waits for refill, fairly across sessions, until the request's deadline) and then
- * settled with what GitHub really charged — zero for a 304 — so sessions pay only for real cost.
+ * settled with what GitHub really charged — zero for a 304 — so sessions pay only for real cost;
+ * when several callers shared the call (coalescing, batching), the cost is split among them.
  * When the cache layer has a stale answer the caller accepts, the request asks not to wait: the
  * port throws BudgetWouldWait and the cache layer serves the stale answer instead.
  */
 import type { BudgetPort } from "./ports.js";
-import type { Layer } from "./types.js";
+import { type Layer, splitCost } from "./types.js";
 
 export function budgetLayer(budget: BudgetPort): Layer {
   return (next) => async (request) => {
@@ -28,7 +29,13 @@ export function budgetLayer(budget: BudgetPort): Layer {
       await admission.release();
       throw error;
     }
-    await admission.settle(response.upstreamCost ?? response.cost);
+    const cost = response.upstreamCost ?? response.cost;
+    await admission.settle(
+      cost,
+      request.sharing && request.sharing.participants.length > 1
+        ? splitCost(request.sharing, cost)
+        : undefined,
+    );
     return { ...response, waitedMs: (response.waitedMs ?? 0) + admission.waitedMs };
   };
 }

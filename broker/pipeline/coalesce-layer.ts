@@ -5,7 +5,8 @@
  * In process: the first request for a key (the leader) runs the rest of the pipeline; requests for
  * the same key arriving before it completes (followers) await the leader's answer and are labelled
  * COALESCED. The upstream cost is split evenly among everyone who shared the call (leader
- * included), and the budget is told so each session is charged its share.
+ * included): followers join the leader request's CostSharing list, which the budget layer reads
+ * when it settles, so each session is charged its share.
  * Across brokers: the leader also takes a Redis lock `p:inflight:<hash>` (SET NX PX). A broker that
  * finds the lock taken waits for the leader's answer on the `p:coalesced` channel (the leader
  * publishes it when the waiter counter says someone is listening), and becomes a leader itself if the
@@ -18,11 +19,9 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../../common/index.js";
 import { ResponseCache } from "../cache/response-cache.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
-import type { BudgetPort } from "./ports.js";
-import type { GhRequest, GhResponse, Layer } from "./types.js";
+import type { CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
 
 export interface CoalesceLayerOptions {
-  readonly budget: BudgetPort;
   readonly logger: Logger;
   /** Cross-broker coalescing; omit for in-process only. */
   readonly shared?: {
@@ -38,7 +37,7 @@ export interface CoalesceLayerOptions {
 
 interface Flight {
   readonly promise: Promise<GhResponse>;
-  followers: number;
+  readonly sharing: CostSharing;
 }
 
 interface PublishedAnswer {
@@ -87,25 +86,21 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     return subscribed;
   };
 
-  const share = (
-    request: GhRequest,
-    response: GhResponse,
-    sharedBy: number,
-    role: "leader" | "follower",
-  ): GhResponse => {
+  const share = (response: GhResponse, sharedBy: number, role: "leader" | "follower"): GhResponse => {
     const upstreamCost = response.upstreamCost ?? response.cost;
     const each = sharedBy > 0 ? upstreamCost / sharedBy : upstreamCost;
-    if (role === "follower" && each > 0)
-      options.budget.attribute(request.caller.sessionId, response.resource, each);
-    if (role === "leader" && sharedBy > 1 && upstreamCost > 0) {
-      options.budget.attribute(request.caller.sessionId, response.resource, each - upstreamCost);
-    }
     return {
       ...response,
       cost: round3(each),
       sharedBy,
       ...(role === "follower" ? { cache: "COALESCED" as const, waitedMs: undefined } : {}),
     };
+  };
+
+  const join = async (flight: Flight, request: GhRequest): Promise<GhResponse> => {
+    flight.sharing.participants.push({ sessionId: request.caller.sessionId, basis: 1 });
+    const response = await flight.promise;
+    return share(response, flight.sharing.participants.length, "follower");
   };
 
   const waitRemote = async (request: GhRequest, hashed: string): Promise<PublishedAnswer | undefined> => {
@@ -159,17 +154,13 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     }
   };
 
-  const lead = async (
-    request: GhRequest,
-    key: string,
-    run: () => Promise<GhResponse>,
-  ): Promise<GhResponse> => {
-    const flight: Flight = { promise: undefined as unknown as Promise<GhResponse>, followers: 0 };
+  const lead = async (request: GhRequest, key: string, next: Handler): Promise<GhResponse> => {
+    const sharing: CostSharing = { participants: [{ sessionId: request.caller.sessionId, basis: 1 }] };
     const hashed = ResponseCache.hashKey(key);
     const promise = (async () => {
       let answer: GhResponse;
       try {
-        answer = await run();
+        answer = await next({ ...request, sharing });
       } catch (error) {
         await publish(hashed, { key: hashed, ok: false });
         throw error;
@@ -191,11 +182,10 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       );
       return answer;
     })();
-    (flight as { promise: Promise<GhResponse> }).promise = promise;
-    flights.set(key, flight);
+    flights.set(key, { promise, sharing });
     try {
       const response = await promise;
-      return share(request, response, 1 + flight.followers, "leader");
+      return share(response, sharing.participants.length, "leader");
     } finally {
       flights.delete(key);
     }
@@ -206,13 +196,9 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     if (!key) return next(request);
 
     const flight = flights.get(key);
-    if (flight) {
-      flight.followers += 1;
-      const response = await flight.promise;
-      return share(request, response, 1 + flight.followers, "follower");
-    }
+    if (flight) return join(flight, request);
 
-    if (!shared) return lead(request, key, () => next(request));
+    if (!shared) return lead(request, key, next);
 
     const hashed = ResponseCache.hashKey(key);
     const lockKey = `${shared.prefix}:inflight:${hashed}`;
@@ -224,13 +210,10 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       } catch (error) {
         options.logger.debug({ err: error }, "coalescing lock unavailable; leading locally");
       }
-      if (acquired === "OK") return lead(request, key, () => next(request));
+      if (acquired === "OK") return lead(request, key, next);
       // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
       const local = flights.get(key);
-      if (local) {
-        local.followers += 1;
-        return share(request, await local.promise, 1 + local.followers, "follower");
-      }
+      if (local) return join(local, request);
       const answer = await waitRemote(request, hashed);
       if (answer?.ok && answer.status !== undefined && answer.body !== undefined) {
         return {
@@ -245,6 +228,6 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       }
       if (answer && !answer.ok) break;
     }
-    return lead(request, key, () => next(request));
+    return lead(request, key, next);
   };
 }

@@ -36,7 +36,6 @@ export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
   const layers: Layer[] = [
     cacheLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
     coalesceLayer({
-      budget: deps.budget,
       logger: deps.logger,
       ...(deps.shared ? { shared: deps.shared } : {}),
     }),

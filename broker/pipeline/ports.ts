@@ -46,10 +46,19 @@ export interface AdmissionRequest {
   readonly wait: boolean;
 }
 
+export interface Charge {
+  readonly sessionId: string;
+  readonly cost: number;
+}
+
 export interface Admission {
   readonly waitedMs: number;
-  /** Records the real cost (0 for a 304) and frees the reservation. */
-  settle(actualCost: number): Promise<void>;
+  /**
+   * Records the real cost (0 for a 304) and frees the reservation. `charges` splits the cost among
+   * the sessions that shared the call (coalesced followers, batch members); absent → the admitted
+   * session pays all.
+   */
+  settle(actualCost: number, charges?: readonly Charge[]): Promise<void>;
   /** Frees the reservation without charging (the request was never sent). */
   release(): Promise<void>;
 }
@@ -59,8 +68,6 @@ export interface BudgetPort {
   admit(request: AdmissionRequest): Promise<Admission>;
   /** Feeds GitHub's own numbers from any upstream answer. */
   observe(snapshot: RateLimitSnapshot): void;
-  /** Attributes spend that was settled under another session's admission (coalesced followers, batch members). */
-  attribute(sessionId: string, resource: RateLimitResource, amount: number): void;
   /** The session's own view of a bucket, for its x-ratelimit-* headers. */
   sessionView(sessionId: string, resource: RateLimitResource): RateLimitSnapshot | undefined;
 }

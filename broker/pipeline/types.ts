@@ -47,6 +47,23 @@ export interface GraphQLPayload {
   readonly operationName?: string | undefined;
 }
 
+/**
+ * The callers sharing one upstream call, filled in while it is in flight (coalescing followers join
+ * it; a batch lists its members). The budget layer splits the real cost by `basis` when it settles.
+ */
+export interface CostSharing {
+  readonly participants: { readonly sessionId: string; readonly basis: number }[];
+}
+
+/** Each participant's share of `cost`, proportional to its basis. */
+export function splitCost(sharing: CostSharing, cost: number): { sessionId: string; cost: number }[] {
+  const total = sharing.participants.reduce((sum, p) => sum + p.basis, 0);
+  return sharing.participants.map((p) => ({
+    sessionId: p.sessionId,
+    cost: total > 0 ? (cost * p.basis) / total : 0,
+  }));
+}
+
 export interface GhRequest {
   /** Unique per request; used for coalescing followers, tracing and logs. */
   readonly id: string;
@@ -69,6 +86,8 @@ export interface GhRequest {
   readonly allowStale: boolean;
   /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
   readonly staleAvailable?: boolean | undefined;
+  /** Set by coalescing and batching: who shares this request's upstream cost. */
+  readonly sharing?: CostSharing | undefined;
   readonly receivedAt: number;
 }
 

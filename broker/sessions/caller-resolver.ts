@@ -8,6 +8,7 @@
  */
 import type { Caller } from "../pipeline/types.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
+import { summarizeArgv } from "./core/identifiers.js";
 import { hashToken, type SessionStore } from "./session-store.js";
 
 export interface CallerResolverOptions {
@@ -20,12 +21,48 @@ export interface CallerResolverOptions {
   readonly maxCached?: number;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /** Called once per new invocation first seen through a derived token. */
+  readonly onInvocation?: (sessionId: string, invocationId: string) => void;
 }
 
 export interface ResolvedCaller {
   readonly caller: Caller;
   readonly expiresAt: number;
   readonly kind: "session" | "invocation";
+}
+
+export interface InvocationSuffix {
+  readonly id: string;
+  readonly argv: readonly string[];
+  readonly cwd?: string | undefined;
+}
+
+/** Encodes what the shim appends to a session token for one gh invocation. */
+export function invocationSuffix(invocation: InvocationSuffix): string {
+  return Buffer.from(
+    JSON.stringify({
+      i: invocation.id,
+      a: invocation.argv,
+      ...(invocation.cwd ? { c: invocation.cwd } : {}),
+    }),
+  ).toString("base64url");
+}
+
+/** Parses and bounds an invocation suffix; undefined for anything malformed. */
+export function parseInvocationSuffix(suffix: string): InvocationSuffix | undefined {
+  if (suffix.length === 0 || suffix.length > 16_384 || !/^[A-Za-z0-9_-]+$/.test(suffix)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(suffix, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const record = parsed as { i?: unknown; a?: unknown; c?: unknown };
+  if (typeof record.i !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(record.i)) return undefined;
+  if (!Array.isArray(record.a) || record.a.length > 256 || !record.a.every((x) => typeof x === "string"))
+    return undefined;
+  if (record.c !== undefined && (typeof record.c !== "string" || record.c.length > 4096)) return undefined;
+  return { id: record.i, argv: record.a as string[], cwd: record.c as string | undefined };
 }
 
 interface CacheEntry {
@@ -36,6 +73,7 @@ interface CacheEntry {
 export class CallerResolver {
   readonly #options: CallerResolverOptions;
   readonly #cache = new Map<string, CacheEntry>();
+  readonly #seenInvocations = new Set<string>();
   readonly #now: () => number;
   #unsubscribe: (() => Promise<void>) | undefined;
   readonly #onMessage = (message: Buffer) => {
@@ -68,7 +106,43 @@ export class CallerResolver {
     this.#cache.clear();
   }
 
+  /**
+   * Resolves a broker token. A session token may carry an invocation suffix the shim derives
+   * itself — `<session token>.<base64url JSON {i, a, c}>` (invocation id, argv, cwd) — so each gh
+   * command is attributed without a round trip to the broker before gh starts. The suffix is
+   * self-declared attribution within the session the token already proves; it grants nothing.
+   */
   async resolve(token: string): Promise<ResolvedCaller | undefined> {
+    const dot = token.indexOf(".");
+    const base = dot === -1 ? token : token.slice(0, dot);
+    const resolved = await this.#resolveBase(base);
+    if (!resolved || dot === -1) return resolved;
+    if (resolved.kind !== "session") return undefined;
+    const invocation = parseInvocationSuffix(token.slice(dot + 1));
+    if (!invocation) return undefined;
+    if (!this.#seenInvocations.has(invocation.id)) {
+      const recorded = await this.#options.store.recordInvocation({
+        id: invocation.id,
+        sessionId: resolved.caller.sessionId,
+        argv: invocation.argv,
+        cwd: invocation.cwd,
+      });
+      if (!recorded.ok) return undefined;
+      if (recorded.created) this.#options.onInvocation?.(resolved.caller.sessionId, invocation.id);
+      if (this.#seenInvocations.size >= 10_000) this.#seenInvocations.clear();
+      this.#seenInvocations.add(invocation.id);
+    }
+    return {
+      ...resolved,
+      caller: {
+        ...resolved.caller,
+        invocationId: invocation.id,
+        command: summarizeArgv(["gh", ...invocation.argv]),
+      },
+    };
+  }
+
+  async #resolveBase(token: string): Promise<ResolvedCaller | undefined> {
     const hash = hashToken(token);
     const now = this.#now();
     const cached = this.#cache.get(hash);

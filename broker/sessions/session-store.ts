@@ -243,6 +243,38 @@ export class SessionStore {
     return { token, invocationId, expiresAt: now + ttlSeconds * 1000 };
   }
 
+  /**
+   * Records an invocation the shim announced through a derived token (first request wins across
+   * brokers). `ok` is false when the id already belongs to another session.
+   */
+  async recordInvocation(input: {
+    id: string;
+    sessionId: string;
+    argv: readonly string[];
+    cwd?: string | undefined;
+  }): Promise<{ ok: boolean; created: boolean }> {
+    const key = `${this.#p}:invocation:${input.id}`;
+    const created = await this.#redis.hsetnx(key, "sessionId", input.sessionId);
+    if (created === 0) {
+      const owner = await this.#redis.hget(key, "sessionId");
+      return { ok: owner === input.sessionId, created: false };
+    }
+    const now = this.#now();
+    const fields: Record<string, string> = {
+      id: input.id,
+      command: summarizeArgv(["gh", ...input.argv]),
+      argv: JSON.stringify(input.argv.map((a) => summarizeArgv([a]))),
+      startedAt: String(now),
+    };
+    if (input.cwd) fields.cwd = input.cwd;
+    await this.#redis
+      .multi()
+      .hset(key, fields)
+      .pexpireat(key, now + INVOCATION_RETENTION_MS)
+      .exec();
+    return { ok: true, created: true };
+  }
+
   async finishInvocation(input: {
     invocationId: string;
     exitCode: number;

@@ -8,6 +8,7 @@ import type {
   Admission,
   AdmissionRequest,
   BudgetPort,
+  Charge,
   UpstreamAnswer,
   UpstreamPort,
   UpstreamRequest,
@@ -70,9 +71,10 @@ export class RecordingBudget implements BudgetPort {
     if (this.spent) throw this.spent();
     return {
       waitedMs: 0,
-      settle: async (cost) => {
+      settle: async (cost, charges?: readonly Charge[]) => {
         this.settled.push(cost);
-        this.attribute(request.sessionId, request.resource, cost);
+        for (const charge of charges ?? [{ sessionId: request.sessionId, cost }])
+          this.charge(charge.sessionId, charge.cost);
       },
       release: async () => undefined,
     };
@@ -82,7 +84,7 @@ export class RecordingBudget implements BudgetPort {
     this.observed.push(snapshot);
   }
 
-  attribute(sessionId: string, _resource: RateLimitResource, amount: number): void {
+  charge(sessionId: string, amount: number): void {
     this.attributed.set(sessionId, (this.attributed.get(sessionId) ?? 0) + amount);
   }
 

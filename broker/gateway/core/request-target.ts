@@ -16,8 +16,13 @@ export type RequestTarget =
       readonly clientBase: string;
     }
   | { readonly kind: "blob"; readonly url: string }
-  | { readonly kind: "local"; readonly route: "metrics" | "webhook" | "health" }
+  | { readonly kind: "local"; readonly route: LocalRoute }
   | { readonly kind: "forbidden"; readonly status: 400 | 403 | 404; readonly message: string };
+
+export type LocalRoute = "metrics" | "webhook" | "health" | "invocation-finish";
+
+/** Where the shim reports a gh invocation's exit (authenticated with the invocation's token). */
+export const INVOCATION_FINISH_PATH = "/_aob/invocation/finish";
 
 export interface TargetInput {
   readonly method: string;
@@ -81,6 +86,7 @@ export function resolveTarget(input: TargetInput): RequestTarget {
   if (pathname === "/metrics") return { kind: "local", route: "metrics" };
   if (pathname === (input.webhookPath ?? "/webhooks/github")) return { kind: "local", route: "webhook" };
   if (pathname === "/_aob/health") return { kind: "local", route: "health" };
+  if (pathname === INVOCATION_FINISH_PATH) return { kind: "local", route: "invocation-finish" };
   const host =
     input.hostHeader && /^[A-Za-z0-9.[\]:-]+$/.test(input.hostHeader) ? input.hostHeader : "127.0.0.1";
   return apiTarget("reverse", url, `http://${host}`);
