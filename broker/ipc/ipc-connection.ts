@@ -10,6 +10,8 @@
  *   connection whose unsent output exceeds `maxBufferedBytes` when a reply is due is destroyed
  *   (it asked and does not read: a slow or stuck consumer);
  * - time: `hello` must arrive within `helloTimeoutMs`, or the connection is closed.
+ * No half-open connections: when the client ends its side the connection closes and calls still
+ * running see their `signal` abort (a client that went away should not hold a budget or queue slot).
  */
 import type { Socket } from "node:net";
 import { type JsonRpcErrorObject, type JsonRpcId, LineSplitter } from "../../client/index.js";

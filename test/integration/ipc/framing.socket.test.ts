@@ -122,6 +122,19 @@ describe("IPC framing", () => {
     });
   });
 
+  describe("when the client half-closes after sending", () => {
+    it("closes the connection and aborts calls still running", async () => {
+      const p = await RawPeer.ready(t.path);
+      peers.push(p);
+      p.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "slow", params: { ms: 5000 } })}\n`);
+      await eventually(() => t.slow.running === 1);
+      p.socket.end();
+      await p.closed;
+      await eventually(() => t.slow.aborted === 1);
+      expect(p.messages).toEqual([]);
+    });
+  });
+
   describe("when hello is pipelined with the first call", () => {
     it("answers both in one round trip", async () => {
       const p = await RawPeer.open(t.path);
