@@ -1,0 +1,17 @@
+export { extractGraphQLRateLimit, type GraphQLRateLimit } from "./core/graphql-rate-limit.js";
+export { AGED_PRIORITY, BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
+export {
+  backoffDelay,
+  classifyResponse,
+  parseRetryAfter,
+  type ResponseVerdict,
+  shouldRetry,
+} from "./core/retry-policy.js";
+export { endpointKey, type RequestKind, secondaryPoints } from "./core/secondary-points.js";
+export { type UpstreamErrorCode, UpstreamErrors } from "./errors.js";
+export {
+  UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./upstream-client.js";
