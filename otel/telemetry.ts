@@ -87,7 +87,7 @@ export interface Telemetry {
   readonly instruments: BrokerMetrics;
   /** Current metric values in the Prometheus text format (serve with PROMETHEUS_CONTENT_TYPE). */
   renderPrometheus(): Promise<string>;
-  /** Exports everything buffered now (tests; before a planned exit). */
+  /** Exports everything buffered now (tests; before a planned exit). Never rejects. */
   forceFlush(): Promise<void>;
   /** Flushes and shuts down exporters; idempotent. */
   close(): Promise<void>;
@@ -227,7 +227,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     instruments,
     renderPrometheus: () => prometheus.render(),
     async forceFlush() {
-      await Promise.all([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
+      // Failures were already reported through the logger; flushing must not throw at shutdown.
+      await Promise.allSettled([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
     },
     close() {
       closing ??= (async () => {

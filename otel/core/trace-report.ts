@@ -196,11 +196,18 @@ function percent(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }
 
-function table(title: string, header: readonly string[], body: readonly (readonly string[])[]): string[] {
+/** Columns are right-aligned (numbers) except the first and, when `lastLeft`, the last. */
+function table(
+  title: string,
+  header: readonly string[],
+  body: readonly (readonly string[])[],
+  lastLeft = false,
+): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? "").length)));
+  const left = (i: number) => i === 0 || (lastLeft && i === header.length - 1);
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .map((cell, i) => (left(i) ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
   return [title, line(header), ...body.map(line), ""];
@@ -213,10 +220,15 @@ function resourceColumns(report: TraceReport): string[] {
   return [...preferred, ...seen.filter((r) => !preferred.includes(r)).sort()];
 }
 
-function breakdown(title: string, rowsIn: readonly TraceReportRow[], columns: readonly string[]): string[] {
+function breakdown(
+  title: string,
+  keyHeader: string,
+  rowsIn: readonly TraceReportRow[],
+  columns: readonly string[],
+): string[] {
   return table(
     title,
-    ["", "requests", "free", ...columns, "share", "waited"],
+    [keyHeader, "requests", "free", ...columns, "share", "waited"],
     rowsIn.map((row) => [
       row.key,
       String(row.requests),
@@ -239,10 +251,10 @@ export function renderTraceReport(report: TraceReport): string {
     "",
   ];
   if (report.totals.requests === 0) return `${out.join("\n")}no requests recorded in this window\n`;
-  out.push(...breakdown("By session", report.bySession, columns));
-  out.push(...breakdown("By command", report.byCommand, columns));
-  out.push(...breakdown("By cache result", report.byCache, columns));
-  out.push(...breakdown("By resource", report.byResource, columns));
+  out.push(...breakdown("By session", "session", report.bySession, columns));
+  out.push(...breakdown("By command", "command", report.byCommand, columns));
+  out.push(...breakdown("By cache result", "cache", report.byCache, columns));
+  out.push(...breakdown("By resource", "resource", report.byResource, columns));
   const peak = Math.max(1, ...report.overTime.buckets.map((b) => b.charged));
   out.push(
     ...table(
@@ -254,6 +266,7 @@ export function renderTraceReport(report: TraceReport): string {
         String(b.charged),
         "#".repeat(Math.round((b.charged / peak) * 30)),
       ]),
+      true,
     ),
   );
   return out.join("\n");
