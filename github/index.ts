@@ -1,4 +1,15 @@
 export {
+  GITHUB_DOCS,
+  type GraphQLRateLimitedBody,
+  graphqlRateLimitedBody,
+  isSecondaryRateLimitMessage,
+  primaryRateLimitMessage,
+  type RestErrorBody,
+  restErrorBody,
+  SECONDARY_RATE_LIMIT_MESSAGE,
+  secondaryRateLimitBody,
+} from "./core/error-shapes.js";
+export {
   type ConnectionCost,
   type CostError,
   type CostInput,

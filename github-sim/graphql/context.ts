@@ -1,0 +1,30 @@
+/**
+ * What every GraphQL resolver sees: the world, the web base for `url` fields, and this request's
+ * rate-limit figures (charged before execution, so `rateLimit { ... }` reports the state after
+ * this query, as GitHub does).
+ */
+import type { World } from "../core/world.js";
+
+export interface RateLimitView {
+  readonly cost: number;
+  readonly nodeCount: number;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly used: number;
+  /** ISO-8601, seconds precision. */
+  readonly resetAt: string;
+}
+
+export interface GqlContext {
+  readonly world: World;
+  /** e.g. `http://github.localhost` (no trailing slash). */
+  readonly webBase: string;
+  readonly rateLimit: RateLimitView;
+}
+
+/** GitHub's DateTime: ISO-8601 in UTC without milliseconds. */
+export function isoTime(ms: number): string;
+export function isoTime(ms: number | null): string | null;
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}

@@ -1,0 +1,34 @@
+/**
+ * The GitHub simulator's public face. Start one with `startSimulator()`; see README.md for the
+ * API and docs/simulator.md for the scenario format, the admin API and driving real gh.
+ */
+export type { EventResult } from "./core/apply-event.js";
+export { DEFAULT_SCENARIO } from "./core/default-scenario.js";
+export { DEFAULT_EPOCH, GENERATED_PR_BASE } from "./core/load-scenario.js";
+export type {
+  CheckConclusion,
+  CheckStatus,
+  SimCheckRun,
+  SimComment,
+  SimCommit,
+  SimIssue,
+  SimPullRequest,
+  SimRepo,
+  SimReview,
+  SimStatus,
+  SimUser,
+  SimWorkflowRun,
+  WorldChange,
+} from "./core/model.js";
+export type { PrimaryResource } from "./core/primary-limits.js";
+export { parseScenario, parseSimEvent, type Scenario, type SimEvent } from "./core/scenario-schema.js";
+export { DEFAULT_SECONDARY_LIMITS, type SecondaryLimitsConfig } from "./core/secondary-limits.js";
+export type { World, WorldListener } from "./core/world.js";
+export { type SimErrorCode, SimErrors } from "./errors.js";
+export type { FaultInjector } from "./http/layers/faults.js";
+export type { SimHandler, SimRequest, SimResponse } from "./http/types.js";
+export type { SimulatorOptions } from "./options.js";
+export { readScenarioFile } from "./scenario-file.js";
+export type { SimClock } from "./sim-state.js";
+export { type RunningSimulator, startSimulator } from "./start-simulator.js";
+export type { ResourceStats, SimStats } from "./stats.js";

@@ -1,0 +1,108 @@
+/**
+ * Starts a simulator: resolves options, builds the state (world from the scenario, limiters,
+ * clock), assembles the pipeline and listens. The returned handle is what tests and other
+ * folders drive: read truth from `world`, move time with `advance()`, inject changes with
+ * `inject()`, read the accounting with `stats()`, and `close()` when done.
+ */
+import { AoError } from "../common/index.js";
+import { applyEvent, type EventResult } from "./core/apply-event.js";
+import { parseSimEvent, type SimEvent } from "./core/scenario-schema.js";
+import type { World } from "./core/world.js";
+import { SimErrors } from "./errors.js";
+import type { FaultInjector } from "./http/layers/faults.js";
+import { createPipeline } from "./http/pipeline.js";
+import { startSimServer } from "./http/server.js";
+import { resolveOptions, type SimulatorOptions } from "./options.js";
+import { SimState } from "./sim-state.js";
+import type { SimStats } from "./stats.js";
+
+export interface RunningSimulator {
+  /** e.g. "http://127.0.0.1:3990" (no trailing slash). */
+  readonly url: string;
+  readonly port: number;
+  /** The accepted PAT. */
+  readonly token: string;
+  /** The live world (replaced by reset() and by loading a scenario: read it through this getter). */
+  readonly world: World;
+  /** Same object as GET /_sim/stats. */
+  stats(): SimStats;
+  /** Same as POST /_sim/reset: world back to the scenario's start, counters and windows zeroed. */
+  reset(): void;
+  /** Moves the scenario clock forward: scheduled CI progresses, rate-limit windows roll. */
+  advance(ms: number): Promise<void>;
+  /** Same as POST /_sim/events: applies one event now. Throws AoError on an invalid event. */
+  inject(event: SimEvent): EventResult;
+  /** The scenario clock, epoch ms. */
+  now(): number;
+  /** Installs (or removes) a fault injector. */
+  setFaults(injector: FaultInjector | undefined): void;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const resolved = resolveOptions(options);
+  const state = new SimState({
+    scenario: resolved.scenario,
+    limits: resolved.limits,
+    windowMs: resolved.windowMs,
+    secondary: resolved.secondary,
+    clock: resolved.clock,
+    token: resolved.token,
+    webBase: resolved.webUrl,
+  });
+  let faults = resolved.faults;
+  const pipeline = createPipeline(state, {
+    latency: { latencyMs: resolved.latencyMs, jitterMs: resolved.jitterMs, random: resolved.random },
+    faults: () => faults,
+  });
+  const server = await startSimServer(pipeline, {
+    host: resolved.host,
+    port: resolved.port,
+    maxBodyBytes: resolved.maxBodyBytes,
+    webHost: new URL(resolved.webUrl).hostname,
+    now: state.now,
+  }).catch((error: unknown) => {
+    throw new AoError(
+      SimErrors.AO_ERR_SIM_LISTEN_FAILED,
+      `the simulator cannot listen on ${resolved.host}:${resolved.port}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  });
+  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
+  let closed = false;
+  return {
+    url: `http://${host}:${server.port}`,
+    port: server.port,
+    token: resolved.token,
+    get world() {
+      return state.world;
+    },
+    stats: () => {
+      state.tick();
+      return state.statsSnapshot();
+    },
+    reset: () => state.reset(),
+    advance: async (ms) => {
+      state.advance(ms);
+    },
+    inject: (event) => {
+      const parsed = parseSimEvent(event);
+      if (!parsed.ok)
+        throw new AoError(SimErrors.AO_ERR_SIM_SCENARIO_INVALID, `invalid event:\n${parsed.message}`);
+      state.tick();
+      return applyEvent(
+        { world: state.world, engine: state.engine, defaultRepo: state.defaultRepo },
+        parsed.value,
+      );
+    },
+    now: state.now,
+    setFaults: (injector) => {
+      faults = injector;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await server.close();
+    },
+  };
+}
