@@ -193,15 +193,12 @@ export class BrokerClient {
    * `reconnect`, the subscription is renewed after a reconnect.
    */
   async subscribe(topics: readonly string[] | undefined, onEvent: EventHandler): Promise<Unsubscribe> {
-    const result = await this.call("events.subscribe", topics === undefined ? {} : { topics: [...topics] });
-    const subscription: LocalSubscription = {
-      topics,
-      onEvent,
-      serverId: result.subscriptionId,
-      active: true,
-    };
-    this.#subscriptions.add(subscription);
-    this.#byServerId.set(subscription.serverId, subscription);
+    const subscription: LocalSubscription = { topics, onEvent, serverId: "", active: true };
+    await this.#invoke("events.subscribe", subscribeParams(topics), undefined, (result) => {
+      subscription.serverId = (result as { subscriptionId: string }).subscriptionId;
+      this.#subscriptions.add(subscription);
+      this.#byServerId.set(subscription.serverId, subscription);
+    });
     return async () => {
       if (!subscription.active) return;
       subscription.active = false;
@@ -240,15 +237,16 @@ export class BrokerClient {
         },
         { timeoutMs: connectTimeoutMs },
       )) as HelloResult;
+      // Server ids belong to a connection: forget the old ones before any new one is known.
+      this.#byServerId.clear();
       for (const subscription of this.#subscriptions) {
-        const { subscriptionId } = (await connection.call(
-          "events.subscribe",
-          subscription.topics === undefined ? {} : { topics: [...subscription.topics] },
-          { timeoutMs: connectTimeoutMs },
-        )) as { subscriptionId: string };
-        this.#byServerId.delete(subscription.serverId);
-        subscription.serverId = subscriptionId;
-        this.#byServerId.set(subscriptionId, subscription);
+        await connection.call("events.subscribe", subscribeParams(subscription.topics), {
+          timeoutMs: connectTimeoutMs,
+          onResult: (result) => {
+            subscription.serverId = (result as { subscriptionId: string }).subscriptionId;
+            this.#byServerId.set(subscription.serverId, subscription);
+          },
+        });
       }
       this.#hello = hello;
       this.#connection = connection;
@@ -265,7 +263,12 @@ export class BrokerClient {
     }
   }
 
-  async #invoke(method: string, params: unknown, options: CallOptions | undefined): Promise<unknown> {
+  async #invoke(
+    method: string,
+    params: unknown,
+    options: CallOptions | undefined,
+    onResult?: (result: unknown) => void,
+  ): Promise<unknown> {
     if (this.#closed) {
       throw new AoError(ClientErrors.AO_ERR_IPC_CLIENT_CLOSED, `the client is closed; cannot call ${method}`);
     }
@@ -290,6 +293,7 @@ export class BrokerClient {
     return connection.call(method, params, {
       timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
       signal: options?.signal,
+      onResult,
     });
   }
 
@@ -300,7 +304,15 @@ export class BrokerClient {
     }
     const event = params as EventNotificationParams;
     const subscription = this.#byServerId.get(event?.subscriptionId);
-    if (subscription?.active) subscription.onEvent(event);
+    if (!subscription?.active) return;
+    try {
+      subscription.onEvent(event);
+    } catch (error) {
+      // Like a throwing EventEmitter listener, but without abandoning the rest of the chunk's lines.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
   }
 
   #onLost(connection: RpcConnection, reason: AoError): void {
@@ -349,6 +361,10 @@ export class BrokerClient {
     if (this.#hello === undefined) throw new Error("BrokerClient is not connected yet");
     return this.#hello;
   }
+}
+
+function subscribeParams(topics: readonly string[] | undefined): { topics?: string[] } {
+  return topics === undefined ? {} : { topics: [...topics] };
 }
 
 /** `connectBroker(options)`: the same as BrokerClient.connect. */

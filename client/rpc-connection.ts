@@ -25,10 +25,16 @@ export interface RpcConnectionOptions {
 export interface RpcCallOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Runs synchronously when the result arrives, before any later line is read: a subscription must
+   * be registered before the event that may follow its answer in the same chunk.
+   */
+  readonly onResult?: ((result: unknown) => void) | undefined;
 }
 
 interface Pending {
   readonly method: string;
+  readonly onResult: ((result: unknown) => void) | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   readonly cleanup: () => void;
@@ -129,7 +135,7 @@ export class RpcConnection {
         return;
       }
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, { method, resolve, reject, cleanup });
+      this.#pending.set(id, { method, onResult: options.onResult, resolve, reject, cleanup });
       this.#socket.write(line);
     });
   }
@@ -179,9 +185,17 @@ export class RpcConnection {
       case "invalid":
         this.#breakProtocol(`the broker sent an invalid message (${message.reason})`);
         return;
-      case "result":
-        if (typeof message.id === "number") this.#settle(message.id)?.resolve(message.result);
+      case "result": {
+        const pending = typeof message.id === "number" ? this.#settle(message.id) : undefined;
+        if (pending === undefined) return;
+        try {
+          pending.onResult?.(message.result);
+          pending.resolve(message.result);
+        } catch (error) {
+          pending.reject(error);
+        }
         return;
+      }
       case "error": {
         const error = rebuildError(message.error);
         if (message.id === null) this.#fatal = error;

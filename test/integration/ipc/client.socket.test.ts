@@ -310,6 +310,32 @@ describe("BrokerClient", () => {
     });
   });
 
+  describe("when an event follows the subscribe answer in the same chunk", () => {
+    it("delivers it to the new subscription", async () => {
+      const path = await rawServer((socket, line) => {
+        const { id, method } = JSON.parse(line) as { id: number; method: string };
+        if (method === "hello") {
+          socket.write(
+            `${JSON.stringify({ jsonrpc: "2.0", id, result: { protocol: 1, broker: {}, methods: [] } })}\n`,
+          );
+          return;
+        }
+        const answer = { jsonrpc: "2.0", id, result: { subscriptionId: "s9", topics: ["*"] } };
+        const event = {
+          jsonrpc: "2.0",
+          method: "event",
+          params: { subscriptionId: "s9", topic: "t", seq: 1, event: "first" },
+        };
+        socket.write(`${JSON.stringify(answer)}\n${JSON.stringify(event)}\n`);
+      });
+      const c = await client(path);
+      const events: unknown[] = [];
+      await c.subscribe(undefined, (event) => events.push(event.event));
+      await eventually(() => events.length === 1);
+      expect(events).toEqual(["first"]);
+    });
+  });
+
   describe("when it uses the named methods", () => {
     it("sends each to its protocol method with the params given", async () => {
       const seen: { method: string; params: unknown }[] = [];
