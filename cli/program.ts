@@ -3,6 +3,7 @@
  * lives in cli/commands/<name>.ts and exports one `register…` function; this file only lists them.
  */
 import { Command } from "commander";
+import { registerSimCommand } from "./commands/sim.js";
 import { VERSION } from "./version.js";
 
 export function buildProgram(): Command {
@@ -11,5 +12,6 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .configureHelp({ sortSubcommands: true });
+  registerSimCommand(program);
   return program;
 }
