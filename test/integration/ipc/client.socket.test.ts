@@ -60,7 +60,9 @@ async function rawServer(onLine: (socket: Socket, line: string) => void): Promis
 describe("BrokerClient", () => {
   describe("when no broker is running", () => {
     it("fails with AO_ERR_BROKER_NOT_RUNNING and says how to start one", async () => {
-      const path = join(tempDir(), "absent.sock");
+      const dir = tempDir();
+      dirs.push(dir);
+      const path = join(dir, "absent.sock");
       const error = await connectBroker({ socketPath: path }).catch((e: unknown) => e);
       expect(isAoError(error, "AO_ERR_BROKER_NOT_RUNNING")).toBe(true);
       expect((error as Error).message).toBe(
