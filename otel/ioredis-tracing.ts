@@ -85,7 +85,12 @@ function subscribers<M extends object>(
 export function traceIoredis(options: IoredisTracingOptions): IoredisTracing {
   const { tracer } = options;
   const requireParent = options.requireParentSpan ?? true;
-  const parentOk = () => !requireParent || trace.getSpan(context.active()) !== undefined;
+  const parentOk = () => {
+    if (!requireParent) return true;
+    // A valid parent only: a placeholder span (e.g. a dropped BullMQ poll span) must not start a trace.
+    const parent = trace.getSpanContext(context.active());
+    return parent !== undefined && trace.isSpanContextValid(parent);
+  };
   const commandChannel = tracingChannel<CommandMessage>("ioredis:command");
   const batchChannel = tracingChannel<BatchMessage>("ioredis:batch");
   const commandSubscribers = subscribers<CommandMessage>((message) => {
@@ -105,7 +110,8 @@ export function traceIoredis(options: IoredisTracingOptions): IoredisTracing {
   });
   const batchSubscribers = subscribers<BatchMessage>((message) => {
     if (!parentOk()) return undefined;
-    return tracer.startSpan(`redis ${message.batchMode}`, {
+    // "batch" keeps it apart from the span of the MULTI command itself.
+    return tracer.startSpan(`redis ${message.batchMode} batch`, {
       kind: SpanKind.CLIENT,
       attributes: {
         [SemconvAttributes.DB_SYSTEM_NAME]: "redis",
