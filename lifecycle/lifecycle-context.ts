@@ -44,6 +44,13 @@ export interface LifecycleContext {
   readonly dirty: Set<string>;
   /** Last GraphQL budget read from our own `rateLimit` selections. */
   lastRateLimit: BudgetSnapshot | undefined;
+  /** Session id → sequence number of the last detection query that looked its branch up. */
+  readonly lookedUpAt: Map<string, number>;
+  /**
+   * A logical clock: queued refreshes and sent queries take increasing numbers, so "was this PR
+   * read after the refresh was queued" has an answer even when both happened in the same ms.
+   */
+  nextSeq(): number;
   /** (local ms, points) of recent GraphQL spend, for the spend rate. */
   readonly spend: { at: number; points: number }[];
 }

@@ -149,6 +149,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
   const config = resolveLifecycleConfig(options.config);
   const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? (() => performance.now());
+  let seq = 0;
   const ctx: LifecycleContext = {
     ports: options.ports,
     config,
@@ -159,10 +160,17 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     dirty: new Set(),
     lastRateLimit: undefined,
     spend: [],
+    lookedUpAt: new Map(),
+    nextSeq: () => {
+      seq += 1;
+      return seq;
+    },
   };
   const cycleState: CycleState = { carried: [], sources: new Map() };
-  const pendingPrs = new Map<string, PrTarget>();
-  const pendingLookups = new Set<string>();
+  // Queued refreshes remember when (in ctx.nextSeq order) they were queued: a query sent after
+  // that — by a cycle — has done the work, and the flush skips it.
+  const pendingPrs = new Map<string, { target: PrTarget; queuedAt: number }>();
+  const pendingLookups = new Map<string, number>();
   let loaded: Promise<void> | undefined;
   let running = false;
   let closed = false;
@@ -242,9 +250,16 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     const next = flushChain.then(async () => {
       flushTimer?.cancel();
       flushTimer = undefined;
-      const lookups = [...pendingLookups];
+      const lookups = [...pendingLookups]
+        .filter(
+          ([id, queuedAt]) =>
+            ctx.index.sessions.get(id)?.state.prNumber === null && (ctx.lookedUpAt.get(id) ?? 0) < queuedAt,
+        )
+        .map(([id]) => id);
       pendingLookups.clear();
-      const targets = [...pendingPrs.values()];
+      const targets = [...pendingPrs.entries()]
+        .filter(([key, { queuedAt }]) => (ctx.index.prs.get(key)?.lastRefreshSeq ?? 0) < queuedAt)
+        .map(([, { target }]) => target);
       pendingPrs.clear();
       if (lookups.length === 0 && targets.length === 0) return;
       ctx.totals.webhookRefreshes += 1;
@@ -274,7 +289,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
   };
   const queuePr = (repo: string, number: number, source: EventSource) => {
     const key = prKey(repo, number);
-    pendingPrs.set(key, { repo, number });
+    pendingPrs.set(key, { target: { repo, number }, queuedAt: ctx.nextSeq() });
     cycleState.sources.set(key, source);
   };
 
@@ -345,7 +360,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       await options.store.putWatch(watch, entry.state);
       ctx.dirty.delete(session.id);
       if (entry.state.prNumber !== null) queuePr(entry.state.repo, entry.state.prNumber, "watch");
-      else pendingLookups.add(session.id);
+      else pendingLookups.set(session.id, ctx.nextSeq());
       scheduleFlush();
       return summarize(entry.watch, entry.state);
     },
@@ -355,6 +370,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       await ensureLoaded();
       const removed = ctx.index.remove(id);
       pendingLookups.delete(id);
+      ctx.lookedUpAt.delete(id);
       ctx.dirty.delete(id);
       await options.store.deleteWatch(id);
       return removed;
@@ -422,7 +438,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
             });
             queuePr(current.repo, current.prNumber, "webhook");
           } else {
-            pendingLookups.add(id);
+            pendingLookups.set(id, ctx.nextSeq());
           }
         }
       }

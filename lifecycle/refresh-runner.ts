@@ -80,6 +80,7 @@ export async function runEnrichment(
   await mapLimit(plan.batches, ctx.config.graphqlConcurrency, async (batch) => {
     const built = buildEnrichmentQuery(batch, ctx.config);
     const observedAt = ctx.clock.now();
+    const sentSeq = ctx.nextSeq();
     const response = await sendGraphQL(ctx, built.query);
     points += response?.cost ?? 0;
     if (!usable(response)) {
@@ -96,6 +97,7 @@ export async function runEnrichment(
       const track = ctx.index.prs.get(key);
       if (!track) continue;
       track.lastRefreshAt = observedAt;
+      track.lastRefreshSeq = sentSeq;
       if (!facts) {
         track.failures += 1;
         ctx.logger.warn({ pr: key }, "lifecycle: the answer holds no data for this PR");
@@ -156,6 +158,7 @@ export async function runDetection(
   const wanted = new Set(sessionIds);
   await mapLimit(chunks, ctx.config.graphqlConcurrency, async (chunk) => {
     const built = buildDetectionQuery(chunk);
+    const askedAt = ctx.nextSeq();
     const response = await sendGraphQL(ctx, built.query);
     points += response?.cost ?? 0;
     if (!usable(response)) return;
@@ -170,6 +173,7 @@ export async function runDetection(
           normalizeRepo(state.repo) !== normalizeRepo(target.repo)
         )
           continue;
+        ctx.lookedUpAt.set(id, askedAt);
         const result = apply(
           ctx,
           id,

@@ -29,6 +29,8 @@ export interface PrTrack {
   lastCommentsAt: number | null;
   /** Local ms the last enrichment answer for this PR was requested. */
   lastRefreshAt: number | null;
+  /** Sequence number (LifecycleContext.nextSeq) of that request. */
+  lastRefreshSeq: number;
   /** Local ms the PR's facts last changed. */
   lastChangeAt: number | null;
   /** Consecutive reads that returned no usable PR (backs off re-reads). */
@@ -72,6 +74,7 @@ function newPrTrack(repo: string, number: number): PrTrack {
     lastChecksAt: null,
     lastCommentsAt: null,
     lastRefreshAt: null,
+    lastRefreshSeq: 0,
     lastChangeAt: null,
     failures: 0,
   };

@@ -63,7 +63,13 @@ export interface FakeGitHub {
     rest: number;
     rest304: number;
     queries: string[];
+    /** Most REST guards in flight at once. */
+    maxRestInFlight: number;
+    /** Every REST path asked for. */
+    paths: string[];
   };
+  /** What ports.budget answers (undefined: the broker knows no budget). */
+  budget: { remaining: number; resetAt: number } | undefined;
   /** Fails the next n GraphQL calls with HTTP 502. */
   failGraphQL(n: number): void;
   addPr(pr: Partial<FakePr> & { repo: string; number: number; headRef: string }): FakePr;
@@ -81,8 +87,18 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
   const prs = new Map<string, FakePr>();
   const events: LifecycleEvent[] = [];
   const invalidations: InvalidateTarget[] = [];
-  const counts = { graphqlQueries: 0, graphqlPoints: 0, rest: 0, rest304: 0, queries: [] as string[] };
+  const counts = {
+    graphqlQueries: 0,
+    graphqlPoints: 0,
+    rest: 0,
+    rest304: 0,
+    queries: [] as string[],
+    maxRestInFlight: 0,
+    paths: [] as string[],
+  };
   let failures = 0;
+  let inFlight = 0;
+  const state: { budget: { remaining: number; resetAt: number } | undefined } = { budget: undefined };
   const key = (repo: string, n: number) => `${repo.toLowerCase()}#${n}`;
 
   const prNode = (pr: FakePr) => ({
@@ -226,6 +242,12 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     },
     async restConditional({ path, etag }) {
       counts.rest += 1;
+      counts.paths.push(path);
+      inFlight += 1;
+      counts.maxRestInFlight = Math.max(counts.maxRestInFlight, inFlight);
+      // A real round trip yields to the event loop; so does this, letting concurrency show.
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight -= 1;
       const { status, body } = restBody(path);
       if (status !== 200) return { status, cost: 1 };
       const tag = `W/"${createHash("sha1").update(JSON.stringify(body)).digest("hex")}"`;
@@ -241,6 +263,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     async publish(event) {
       events.push(event);
     },
+    async budget() {
+      return state.budget;
+    },
   };
 
   return {
@@ -249,6 +274,12 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     events,
     invalidations,
     counts,
+    get budget() {
+      return state.budget;
+    },
+    set budget(value) {
+      state.budget = value;
+    },
     failGraphQL: (n) => {
       failures = n;
     },
@@ -308,6 +339,8 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
       counts.rest = 0;
       counts.rest304 = 0;
       counts.queries.length = 0;
+      counts.maxRestInFlight = 0;
+      counts.paths.length = 0;
       events.length = 0;
       invalidations.length = 0;
     },

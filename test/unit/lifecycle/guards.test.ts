@@ -1,0 +1,217 @@
+import { describe, expect, it } from "vitest";
+import {
+  checkRunsMoved,
+  commitStatusMoved,
+  parsePullList,
+  reviewCommentsMark,
+  scanPullPage,
+} from "../../../lifecycle/core/guard-outcome.js";
+import { type GuardPlanOptions, type PrGuardState, planGuards } from "../../../lifecycle/core/guard-plan.js";
+import { check, facts, T0 } from "./support/facts.js";
+
+const OPTIONS: GuardPlanOptions = {
+  activeIntervalMs: 10_000,
+  quietIntervalMs: 60_000,
+  idleIntervalMs: 120_000,
+  idleAfterMs: 600_000,
+  repoIntervalMs: 10_000,
+  commentsIntervalMs: 300_000,
+  repoPageSize: 20,
+};
+const pr = (over: Partial<PrGuardState> = {}): PrGuardState => ({
+  repo: "acme/widgets",
+  number: 1,
+  open: true,
+  headSha: "abc",
+  ciStatus: "passing",
+  hasStatusContexts: false,
+  lastChangeAt: T0,
+  checksEtag: 'W/"c"',
+  statusEtag: undefined,
+  commentsEtag: undefined,
+  lastChecksAt: T0,
+  lastCommentsAt: T0,
+  ...over,
+});
+const plan = (prs: PrGuardState[], now: number, extra: { stretch?: number; maxRequests?: number } = {}) =>
+  planGuards({
+    repos: [{ repo: "acme/widgets", etag: 'W/"r"', lastCheckedAt: T0 }],
+    prs,
+    now,
+    options: OPTIONS,
+    stretch: extra.stretch ?? 1,
+    maxRequests: extra.maxRequests ?? 1_000,
+  });
+
+describe("guard planning", () => {
+  it("checks the repository PR list (state=all, newest first) with its ETag once the interval passed", () => {
+    expect(plan([], T0 + 9_999)).toEqual([]);
+    expect(plan([], T0 + 10_000)).toEqual([
+      {
+        kind: "repo-prs",
+        repo: "acme/widgets",
+        path: "/repos/acme/widgets/pulls?state=all&sort=updated&direction=desc&per_page=20",
+        etag: 'W/"r"',
+        urgency: 1,
+      },
+    ]);
+  });
+
+  it.each([
+    { name: "running CI → every 10 s", over: { ciStatus: "pending" as const }, due: 10_000 },
+    { name: "changed recently → every 60 s", over: { lastChangeAt: T0 }, due: 60_000 },
+    { name: "quiet for 10 min → every 120 s", over: { lastChangeAt: T0 - 600_000 }, due: 120_000 },
+  ])("puts a PR's check-runs guard on its cadence: $name", ({ over, due }) => {
+    const kinds = (now: number) => plan([pr(over)], now).filter((g) => g.kind === "check-runs");
+    expect(kinds(T0 + due - 1)).toHaveLength(0);
+    expect(kinds(T0 + due)).toMatchObject([
+      {
+        path: "/repos/acme/widgets/commits/abc/check-runs?filter=latest&per_page=100",
+        etag: 'W/"c"',
+        number: 1,
+        sha: "abc",
+      },
+    ]);
+  });
+
+  it("adds the combined status only for PRs that have status contexts", () => {
+    const now = T0 + 120_000;
+    expect(plan([pr()], now).map((g) => g.kind)).toEqual(["repo-prs", "check-runs"]);
+    expect(plan([pr({ hasStatusContexts: true })], now).map((g) => g.kind)).toEqual([
+      "repo-prs",
+      "check-runs",
+      "commit-status",
+    ]);
+  });
+
+  it("checks review comments every 5 minutes and never for closed PRs or PRs not read yet", () => {
+    expect(plan([pr()], T0 + 300_000).map((g) => g.kind)).toContain("review-comments");
+    expect(plan([pr({ open: false })], T0 + 300_000).map((g) => g.kind)).toEqual(["repo-prs"]);
+    expect(plan([pr({ headSha: null })], T0 + 300_000).map((g) => g.kind)).toEqual(["repo-prs"]);
+  });
+
+  it("stretches every interval by the budget factor", () => {
+    expect(plan([pr({ ciStatus: "pending" })], T0 + 15_000, { stretch: 2 })).toEqual([]);
+    expect(plan([pr({ ciStatus: "pending" })], T0 + 20_000, { stretch: 2 }).map((g) => g.kind)).toEqual([
+      "repo-prs",
+      "check-runs",
+    ]);
+  });
+
+  it("when capped, keeps repository guards and the most overdue PRs", () => {
+    const prs = [
+      pr({ number: 1, lastChecksAt: T0 }),
+      pr({ number: 2, lastChecksAt: T0 - 500_000 }),
+      pr({ number: 3, lastChecksAt: null }),
+    ];
+    const guards = plan(prs, T0 + 130_000, { maxRequests: 3 });
+    expect(guards.map((g) => [g.kind, g.number])).toEqual([
+      ["repo-prs", undefined],
+      ["check-runs", 3],
+      ["check-runs", 2],
+    ]);
+  });
+});
+
+describe("guard outcomes", () => {
+  const listed = (number: number, updated: number, over: Record<string, unknown> = {}) => ({
+    number,
+    updated_at: new Date(updated).toISOString(),
+    state: "open",
+    merged_at: null,
+    head: { ref: `b${number}`, sha: `sha${number}`, repo: { full_name: "acme/widgets" } },
+    ...over,
+  });
+
+  it("finds changed PRs and detections and stops at the high-water mark", () => {
+    const items = parsePullList([
+      listed(3, T0 + 3_000, { head: { ref: "feat/new", sha: "n", repo: { full_name: "acme/widgets" } } }),
+      listed(2, T0 + 2_000),
+      listed(1, T0 + 1_000),
+      listed(9, T0 - 5_000),
+    ]);
+    expect(items).toHaveLength(4);
+    const scan = scanPullPage({
+      repo: "acme/widgets",
+      items: items ?? [],
+      known: new Map([
+        [1, { updatedAt: T0 + 1_000, headSha: "sha1", state: "OPEN" as const }],
+        [2, { updatedAt: T0, headSha: "sha2", state: "OPEN" as const }],
+        [9, { updatedAt: T0 - 9_000, headSha: "sha9", state: "OPEN" as const }],
+      ]),
+      waitingBranches: new Map([["feat/new", new Set<number>()]]),
+      highWater: T0 + 1_000,
+    });
+    expect(scan).toEqual({
+      changed: [2],
+      detected: [{ branch: "feat/new", pr: expect.objectContaining({ number: 3 }) }],
+      reachedKnown: true,
+      newest: T0 + 3_000,
+    });
+  });
+
+  it("sees merges and closes through state, and ignores fork heads for detection", () => {
+    const items =
+      parsePullList([
+        listed(1, T0, { state: "closed", merged_at: new Date(T0).toISOString() }),
+        listed(2, T0, { head: { ref: "feat/x", sha: "s", repo: { full_name: "fork/widgets" } } }),
+      ]) ?? [];
+    expect(items.map((i) => i.state)).toEqual(["MERGED", "OPEN"]);
+    const scan = scanPullPage({
+      repo: "acme/widgets",
+      items,
+      known: new Map([[1, { updatedAt: T0, headSha: "sha1", state: "OPEN" as const }]]),
+      waitingBranches: new Map([["feat/x", new Set<number>()]]),
+      highWater: null,
+    });
+    expect(scan.changed).toEqual([1]);
+    expect(scan.detected).toEqual([]);
+  });
+
+  it("parsePullList refuses a non-array body", () => {
+    expect(parsePullList({ message: "Not Found" })).toBeUndefined();
+  });
+
+  it.each([
+    {
+      name: "same runs → not moved",
+      runs: [{ name: "build", status: "completed", conclusion: "success" }],
+      moved: false,
+    },
+    {
+      name: "a run finished → moved",
+      runs: [{ name: "build", status: "completed", conclusion: "failure" }],
+      moved: true,
+    },
+    {
+      name: "a new run → moved",
+      runs: [
+        { name: "build", status: "completed", conclusion: "success" },
+        { name: "lint", status: "queued", conclusion: null },
+      ],
+      moved: true,
+    },
+  ])("check runs: $name", ({ runs, moved }) => {
+    expect(checkRunsMoved({ total_count: runs.length, check_runs: runs }, facts())).toBe(moved);
+  });
+
+  it("check runs: moved when nothing is known yet", () => {
+    expect(checkRunsMoved({ total_count: 0, check_runs: [] }, undefined)).toBe(true);
+  });
+
+  it("combined status: moved only when a context differs", () => {
+    const f = facts({
+      checks: [check({ kind: "status-context", name: "ci/x", status: "PENDING", conclusion: null })],
+    });
+    expect(commitStatusMoved({ statuses: [{ context: "ci/x", state: "pending" }] }, f)).toBe(false);
+    expect(commitStatusMoved({ statuses: [{ context: "ci/x", state: "success" }] }, f)).toBe(true);
+  });
+
+  it("review comments: marks the newest comment", () => {
+    expect(reviewCommentsMark([{ id: 5, updated_at: "2026-04-01T00:00:00Z" }])).toBe(
+      "5@2026-04-01T00:00:00Z",
+    );
+    expect(reviewCommentsMark([])).toBe("none");
+    expect(reviewCommentsMark({})).toBeUndefined();
+  });
+});

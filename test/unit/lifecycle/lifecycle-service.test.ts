@@ -1,0 +1,382 @@
+import { describe, expect, it } from "vitest";
+import { isAoError } from "../../../common/index.js";
+import { createManualClock } from "../../../lifecycle/clock.js";
+import { LifecycleErrors } from "../../../lifecycle/errors.js";
+import { createLifecycleService } from "../../../lifecycle/lifecycle-service.js";
+import { createMemoryWatchStore, type WatchStore } from "../../../lifecycle/watch-store.js";
+import { T0 } from "./support/facts.js";
+import { createFakeGitHub } from "./support/fake-github.js";
+
+const REPOS = ["acme/widgets", "acme/gadgets"];
+
+function setup(options: { prs?: number; store?: WatchStore; config?: Record<string, unknown> } = {}) {
+  const clock = createManualClock(T0);
+  const gh = createFakeGitHub(clock.now);
+  for (let i = 1; i <= (options.prs ?? 0); i++) {
+    gh.addPr({ repo: REPOS[i % 2] as string, number: i, headRef: `feat/s${i}` });
+  }
+  const store = options.store ?? createMemoryWatchStore();
+  const service = createLifecycleService({
+    ports: gh.ports,
+    store,
+    clock,
+    config: { stuckThresholdMs: 0, ...options.config },
+  });
+  const watchAll = async (n: number) => {
+    for (let i = 1; i <= n; i++) {
+      await service.watch({ id: `s${i}`, repo: REPOS[i % 2] as string, branch: `feat/s${i}`, pr: i });
+    }
+  };
+  return { clock, gh, store, service, watchAll };
+}
+const eventsOf = (gh: ReturnType<typeof createFakeGitHub>, type: string) =>
+  gh.events.filter((e) => e.type === type);
+
+describe("lifecycle service", () => {
+  describe("when nothing changes", () => {
+    it("reads every PR once in ceil(n/25) points, then spends zero GraphQL points per cycle", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 60 });
+      await watchAll(60);
+      const first = await service.runCycle();
+      expect(gh.counts.graphqlPoints).toBe(3);
+      expect(first.enrichment).toMatchObject({ queries: 3, points: 3, prs: 60 });
+      expect(eventsOf(gh, "pr-detected")).toHaveLength(60);
+      expect(service.status().sessions.every((s) => s.status === "mergeable")).toBe(true);
+
+      // The first quiet cycles make each PR guard's first read (a 200 that matches what is known,
+      // so no refresh) — 100 guards per cycle at most; once every guard has an ETag, all are 304s.
+      for (let cycle = 0; cycle < 4; cycle++) {
+        clock.advance(120_000);
+        gh.resetCounts();
+        const report = await service.runCycle();
+        expect(gh.counts.graphqlPoints).toBe(0);
+        expect(gh.events).toEqual([]);
+        expect(report.guards.requests).toBeGreaterThanOrEqual(62);
+        if (cycle >= 2) expect(gh.counts.rest304).toBe(gh.counts.rest);
+      }
+    });
+
+    it("runs the guards concurrently, not one after another", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 60 });
+      await watchAll(60);
+      await service.runCycle();
+      clock.advance(120_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.counts.maxRestInFlight).toBeGreaterThan(8);
+    });
+  });
+
+  describe("when k PRs change", () => {
+    it("spends at most ceil(k/25) points and raises each change once, invalidating exactly those PRs", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 60 });
+      await watchAll(60);
+      await service.runCycle();
+      clock.advance(120_000);
+      await service.runCycle();
+      const failed = [3, 17, 42];
+      for (const n of failed)
+        gh.setCheck(REPOS[n % 2] as string, n, { name: "build", conclusion: "FAILURE" });
+      clock.advance(120_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.counts.graphqlPoints).toBe(1);
+      expect(
+        eventsOf(gh, "ci-failed")
+          .map((e) => e.sessionId)
+          .sort(),
+      ).toEqual(["s17", "s3", "s42"]);
+      expect(gh.invalidations.map((i) => i.pr).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(failed);
+      expect(eventsOf(gh, "ci-failed")[0]?.pr).toMatchObject({ ciStatus: "failing", mergeable: false });
+
+      gh.resetCounts();
+      clock.advance(120_000);
+      await service.runCycle();
+      expect(gh.events).toEqual([]);
+    });
+
+    it("finds PR-level changes through the repository list guard", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 60 });
+      await watchAll(60);
+      await service.runCycle();
+      clock.advance(11_000);
+      await service.runCycle();
+      const changed = Array.from({ length: 30 }, (_, i) => 2 * i + 1);
+      for (const n of changed) gh.update(REPOS[n % 2] as string, n, { reviewDecision: "CHANGES_REQUESTED" });
+      clock.advance(11_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.counts.graphqlPoints).toBeLessThanOrEqual(Math.ceil(30 / 25));
+      expect(eventsOf(gh, "changes-requested")).toHaveLength(30);
+      expect(service.status().sessions.filter((s) => s.status === "changes_requested")).toHaveLength(30);
+    });
+
+    it("sees a merge and stops polling the merged PR", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 2 });
+      await watchAll(2);
+      await service.runCycle();
+      const mergedSha = gh.pr("acme/widgets", 2).headSha;
+      gh.update("acme/widgets", 2, { state: "MERGED" });
+      clock.advance(11_000);
+      await service.runCycle();
+      expect(eventsOf(gh, "pr-merged").map((e) => e.sessionId)).toEqual(["s2"]);
+      gh.resetCounts();
+      clock.advance(600_000);
+      await service.runCycle();
+      expect(gh.counts.paths.filter((p) => p.includes("/pulls?state=all"))).toHaveLength(2);
+      expect(gh.counts.paths.some((p) => p.includes(mergedSha) || p.includes("/pulls/2/"))).toBe(false);
+      expect(gh.counts.paths.some((p) => p.includes("/pulls/1/comments"))).toBe(true);
+    });
+  });
+
+  describe("when sessions have no PR yet", () => {
+    it("looks branches up in one batched query, then detects new PRs from the PR list without GraphQL", async () => {
+      const { clock, gh, service } = setup();
+      gh.addPr({ repo: "acme/widgets", number: 5, headRef: "feat/a" });
+      await service.watch({ id: "a", repo: "acme/widgets", branch: "feat/a" });
+      await service.watch({ id: "b", repo: "acme/widgets", branch: "feat/b" });
+      await service.runCycle();
+      expect(gh.counts.queries.filter((q) => q.startsWith("query LifecycleDetect"))).toHaveLength(1);
+      expect(service.status().sessions.map((s) => [s.id, s.status, s.prNumber])).toEqual([
+        ["a", "mergeable", 5],
+        ["b", "working", null],
+      ]);
+
+      gh.addPr({ repo: "acme/widgets", number: 6, headRef: "feat/b" });
+      clock.advance(11_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.counts.queries.filter((q) => q.startsWith("query LifecycleDetect"))).toHaveLength(0);
+      expect(eventsOf(gh, "pr-detected").map((e) => [e.sessionId, e.prNumber])).toEqual([["b", 6]]);
+      expect(gh.invalidations).toContainEqual({ repo: "acme/widgets", reason: "lifecycle:pr-detected" });
+    });
+
+    it("follows a session to a new PR after its PR was closed", async () => {
+      const { clock, gh, service } = setup();
+      gh.addPr({ repo: "acme/widgets", number: 5, headRef: "feat/a" });
+      await service.watch({ id: "a", repo: "acme/widgets", branch: "feat/a", pr: 5 });
+      await service.runCycle();
+      gh.update("acme/widgets", 5, { state: "CLOSED" });
+      clock.advance(11_000);
+      await service.runCycle();
+      expect(service.status().sessions[0]?.status).toBe("idle");
+      clock.advance(5_000);
+      gh.addPr({ repo: "acme/widgets", number: 9, headRef: "feat/a" });
+      clock.advance(11_000);
+      await service.runCycle();
+      expect(service.status().sessions[0]).toMatchObject({ prNumber: 9, status: "mergeable" });
+    });
+  });
+
+  describe("when a webhook asks for a refresh", () => {
+    it("applies the partial fact at once, invalidates, then re-reads in one batched query", async () => {
+      const { clock, gh, service } = setup();
+      const pr = gh.addPr({ repo: "acme/widgets", number: 7, headRef: "feat/w" });
+      gh.setCheck("acme/widgets", 7, {
+        name: "build",
+        status: "IN_PROGRESS",
+        conclusion: null,
+        completedAt: null,
+      });
+      await service.watch({ id: "w", repo: "acme/widgets", branch: "feat/w", pr: 7 });
+      await service.runCycle();
+      expect(service.status().sessions[0]?.status).toBe("pr_open");
+      gh.resetCounts();
+
+      gh.setCheck("acme/widgets", 7, {
+        name: "build",
+        status: "COMPLETED",
+        conclusion: "FAILURE",
+        completedAt: clock.now(),
+      });
+      const result = await service.refresh([
+        {
+          repo: "acme/widgets",
+          headShas: [pr.headSha],
+          reason: "check_run.completed",
+          observations: [
+            {
+              kind: "check",
+              repo: "acme/widgets",
+              headSha: pr.headSha,
+              check: {
+                kind: "check-run",
+                name: "build",
+                status: "COMPLETED",
+                conclusion: "FAILURE",
+                url: null,
+                startedAt: T0,
+                completedAt: clock.now(),
+                seenAt: clock.now(),
+              },
+            },
+          ],
+        },
+      ]);
+      expect(result.sessions).toEqual(["w"]);
+      expect(gh.counts.graphqlQueries).toBe(0);
+      expect(eventsOf(gh, "ci-failed")).toMatchObject([{ sessionId: "w", source: "webhook" }]);
+      expect(gh.invalidations).toEqual([
+        { repo: "acme/widgets", pr: 7, reason: "webhook:check_run.completed" },
+      ]);
+
+      clock.advance(200);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(1);
+      expect(eventsOf(gh, "ci-failed")).toHaveLength(1);
+      expect(service.status().sessions[0]?.status).toBe("ci_failed");
+    });
+
+    it("batches the refreshes of a webhook burst", async () => {
+      const { gh, service, watchAll } = setup({ prs: 40 });
+      await watchAll(40);
+      await service.runCycle();
+      gh.resetCounts();
+      for (let n = 1; n <= 40; n++)
+        await service.refresh([
+          { repo: REPOS[n % 2] as string, prNumbers: [n], reason: "pull_request_review.submitted" },
+        ]);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(2);
+      expect(gh.counts.graphqlPoints).toBe(2);
+    });
+
+    it("matches no session for an unwatched repository", async () => {
+      const { service } = setup();
+      expect(await service.refresh([{ repo: "nobody/here", prNumbers: [1], reason: "x" }])).toEqual({
+        sessions: [],
+      });
+    });
+  });
+
+  describe("when the budget is short", () => {
+    it("spends nothing past the reserve and catches up when the budget returns", async () => {
+      const { gh, service, watchAll } = setup({ prs: 5 });
+      gh.budget = { remaining: 400, resetAt: T0 + 3_600_000 };
+      await watchAll(5);
+      const starved = await service.runCycle();
+      expect(gh.counts.graphqlQueries).toBe(0);
+      expect(starved.enrichment.deferred).toBe(5);
+      expect(starved.stretch).toBe(6);
+      gh.budget = { remaining: 5_000, resetAt: T0 + 3_600_000 };
+      await service.runCycle();
+      expect(service.status().sessions.every((s) => s.status === "mergeable")).toBe(true);
+    });
+  });
+
+  describe("when GitHub fails", () => {
+    it("retries a failed batch on the next cycle", async () => {
+      const { gh, service, watchAll } = setup({ prs: 3 });
+      await watchAll(3);
+      gh.failGraphQL(1);
+      const failed = await service.runCycle();
+      expect(failed.enrichment.deferred).toBe(3);
+      expect(service.status().sessions.every((s) => s.status === "detecting")).toBe(true);
+      await service.runCycle();
+      expect(service.status().sessions.every((s) => s.status === "mergeable")).toBe(true);
+    });
+
+    it("keeps polling when publishing an event fails", async () => {
+      const { gh, service, watchAll } = setup({ prs: 2 });
+      let calls = 0;
+      gh.ports.publish = async () => {
+        calls += 1;
+        throw new Error("subscriber gone");
+      };
+      await watchAll(2);
+      await service.runCycle();
+      expect(calls).toBeGreaterThan(0);
+      expect(service.status().totals.portErrors).toBe(calls);
+      expect(service.status().sessions.every((s) => s.status === "mergeable")).toBe(true);
+    });
+  });
+
+  describe("when the broker restarts", () => {
+    it("resumes the watched sessions with their state and raises nothing again", async () => {
+      const store = createMemoryWatchStore();
+      const first = setup({ prs: 4, store });
+      await first.watchAll(4);
+      await first.service.runCycle();
+      await first.service.close();
+
+      const second = setup({ prs: 4, store });
+      await second.service.start();
+      expect(second.service.status().sessions.map((s) => s.status)).toEqual([
+        "mergeable",
+        "mergeable",
+        "mergeable",
+        "mergeable",
+      ]);
+      await second.service.runCycle();
+      await second.service.close();
+      expect(second.gh.events).toEqual([]);
+    });
+  });
+
+  describe("the loop", () => {
+    it("runs a cycle at start and then every cycleIntervalMs until closed", async () => {
+      const { clock, service, watchAll } = setup({ prs: 2 });
+      await watchAll(2);
+      await service.start();
+      await service.flush();
+      const settle = async () => {
+        for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      await settle();
+      expect(service.status().totals.cycles).toBe(1);
+      clock.advance(10_000);
+      await settle();
+      expect(service.status().totals.cycles).toBe(2);
+      await service.close();
+      clock.advance(100_000);
+      await settle();
+      expect(service.status().totals.cycles).toBe(2);
+      expect(service.status().running).toBe(false);
+    });
+  });
+
+  describe("its API", () => {
+    it("refuses bad watches with AO_ERR_LIFECYCLE_INVALID_WATCH", async () => {
+      const { service } = setup();
+      for (const bad of [
+        { id: "", repo: "a/b", branch: "x" },
+        { id: "s", repo: "not-a-repo", branch: "x" },
+        { id: "s", repo: "a/b", branch: "has space" },
+        { id: "s", repo: "a/b", branch: "x", pr: 0 },
+        { id: "s", repo: "a/b", branch: "x", pr: 1.5 },
+      ]) {
+        const error = await service.watch(bad).catch((e: unknown) => e);
+        expect(isAoError(error, LifecycleErrors.AO_ERR_LIFECYCLE_INVALID_WATCH)).toBe(true);
+      }
+    });
+
+    it("is idempotent for the same watch and forgets a session on unwatch", async () => {
+      const { service, store } = setup();
+      const a = await service.watch({ id: "s", repo: "a/b", branch: "x" });
+      const again = await service.watch({ id: "s", repo: "a/b", branch: "x" });
+      expect(again).toEqual(a);
+      expect((await store.load()).watches).toHaveLength(1);
+      expect(await service.unwatch("s")).toBe(true);
+      expect(await service.unwatch("s")).toBe(false);
+      expect(service.status().sessions).toEqual([]);
+      expect((await store.load()).watches).toEqual([]);
+    });
+
+    it("reports agent activity into the state machine", async () => {
+      const { gh, service } = setup();
+      await service.watch({ id: "s", repo: "a/b", branch: "x" });
+      const summary = await service.report("s", "needs-input");
+      expect(summary.status).toBe("needs_input");
+      expect(eventsOf(gh, "agent-needs-input")).toHaveLength(1);
+      const error = await service.report("nope", "activity").catch((e: unknown) => e);
+      expect(isAoError(error, LifecycleErrors.AO_ERR_LIFECYCLE_UNKNOWN_SESSION)).toBe(true);
+    });
+
+    it("refuses work after close with AO_ERR_LIFECYCLE_CLOSED", async () => {
+      const { service } = setup();
+      await service.close();
+      const error = await service.watch({ id: "s", repo: "a/b", branch: "x" }).catch((e: unknown) => e);
+      expect(isAoError(error, LifecycleErrors.AO_ERR_LIFECYCLE_CLOSED)).toBe(true);
+    });
+  });
+});
