@@ -108,7 +108,7 @@ export function addCommitStatus(
 ): SimStatus {
   const status = buildStatus(world, repo, sha, { ...input, at: world.now() });
   const commit = repo.commits.get(sha);
-  if (commit) world.touch(repo, "status", { id: status.id }, commit);
+  if (commit) world.touch(repo, "status", { id: status.id, ref: sha }, commit);
   touchPullsAt(world, repo, sha);
   return status;
 }

@@ -129,7 +129,7 @@ export function pushCommit(
     sha: input.sha,
     at: world.now(),
   });
-  world.touch(repo, "push", {});
+  world.touch(repo, "push", { ref: input.branch });
   for (const pr of repo.pulls.values()) {
     if (pr.state !== "open" || pr.headRef !== input.branch) continue;
     pr.headSha = commit.sha;
@@ -200,7 +200,7 @@ export function deleteBranch(world: World, repo: SimRepo, branch: string): void 
     throw new WorldError("UNPROCESSABLE", "Cannot delete the default branch");
   }
   repo.branches.delete(branch);
-  world.touch(repo, "delete", {});
+  world.touch(repo, "delete", { ref: branch });
   for (const pr of repo.pulls.values()) {
     if (pr.state === "open" && pr.headRef === branch) {
       pr.state = "closed";

@@ -339,6 +339,8 @@ export interface WorldChange {
   readonly repo: string;
   readonly number?: number;
   readonly id?: number;
+  /** Branch name (push, delete) or head SHA (status). */
+  readonly ref?: string;
   readonly version: number;
 }
 

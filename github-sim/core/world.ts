@@ -149,7 +149,7 @@ export class World {
   touch(
     repo: SimRepo,
     kind: string,
-    ref: { number?: number; id?: number },
+    ref: { number?: number; id?: number; ref?: string },
     target?: { version: number; updatedAt?: number },
   ): number {
     const at = this.now();
@@ -165,6 +165,7 @@ export class World {
       version,
       ...(ref.number !== undefined ? { number: ref.number } : {}),
       ...(ref.id !== undefined ? { id: ref.id } : {}),
+      ...(ref.ref !== undefined ? { ref: ref.ref } : {}),
     };
     this.log.push(change);
     for (const listener of this.listeners) listener(change);
