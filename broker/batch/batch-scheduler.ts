@@ -35,6 +35,7 @@ import {
   type AloneMember,
   type BatchMemberInput,
   DEFAULT_MEMBER_CAPS,
+  DocumentAnalysisCache,
   type EligibleMember,
   type PreparedMember,
   prepareMember,
@@ -226,6 +227,7 @@ export class BatchScheduler {
   readonly #observe: BatchSchedulerOptions["observe"];
   readonly #clock: BatchClock;
   readonly #open = new Map<string, Group>();
+  readonly #analyses = new DocumentAnalysisCache();
   readonly #inFlight = new Set<Promise<void>>();
   #closed = false;
   #stats = {
@@ -271,6 +273,7 @@ export class BatchScheduler {
     const member = prepareMember(input, {
       schema: this.#schema,
       caps: { maxCost: this.#maxCost, maxNodes: this.#maxNodes },
+      cache: this.#analyses,
     });
     this.#stats.submitted += 1;
     this.#stats.pointsAlone += member.cost ?? 0;

@@ -58,6 +58,7 @@ export {
   type AloneMember,
   type BatchMemberInput,
   DEFAULT_MEMBER_CAPS,
+  DocumentAnalysisCache,
   type EligibleMember,
   type MemberCaps,
   type PreparedMember,

@@ -69,6 +69,83 @@ export interface PrepareMemberOptions {
   readonly schema: GraphQLSchema;
   /** @defaultValue DEFAULT_MEMBER_CAPS */
   readonly caps?: Partial<MemberCaps> | undefined;
+  /** Reuses the analysis of query texts seen before. @defaultValue none */
+  readonly cache?: DocumentAnalysisCache | undefined;
+}
+
+/** What does not depend on the variables: parse, plan, validation. Cached per query text. */
+type Analysis =
+  | { readonly ok: true; readonly document: DocumentNode; readonly plan: MemberPlan }
+  | { readonly ok: false; readonly reason: AloneReason; readonly message: string };
+
+/**
+ * Remembers the analysis of recent query texts: gh sends a few dozen distinct texts, and
+ * validating one against GitHub's schema costs milliseconds, so repeats skip it. Bounded (least
+ * recently used go first); owned by one scheduler, never shared through module state.
+ */
+export class DocumentAnalysisCache {
+  readonly #entries = new Map<string, Analysis>();
+  readonly #maxEntries: number;
+
+  /** @param maxEntries @defaultValue 500 */
+  constructor(maxEntries = 500) {
+    this.#maxEntries = Math.max(1, maxEntries);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: string): Analysis | undefined {
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, analysis: Analysis): void {
+    this.#entries.set(key, analysis);
+    while (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+}
+
+function analyzeUncached(query: string, operationName: string | undefined, schema: GraphQLSchema): Analysis {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    return {
+      ok: false,
+      reason: "parse-error",
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  const planned = planMember(document, operationName);
+  if (!planned.ok) return planned;
+  const invalid = validateGitHubDocument(schema, document);
+  if (invalid.length > 0) {
+    return { ok: false, reason: "validation-error", message: invalid[0]?.message ?? "invalid document" };
+  }
+  return { ok: true, document, plan: planned.plan };
+}
+
+function analyzeDocument(
+  query: string,
+  operationName: string | undefined,
+  options: PrepareMemberOptions,
+): Analysis {
+  const key = `${operationName ?? ""}\u0000${query}`;
+  const cached = options.cache?.get(key);
+  if (cached) return cached;
+  const analysis = analyzeUncached(query, operationName, options.schema);
+  options.cache?.set(key, analysis);
+  return analysis;
 }
 
 export function prepareMember(input: BatchMemberInput, options: PrepareMemberOptions): PreparedMember {
@@ -98,28 +175,15 @@ export function prepareMember(input: BatchMemberInput, options: PrepareMemberOpt
 
   const variables = input.variables ?? {};
   if (!isJsonObject(variables)) return alone("invalid-variables", "variables must be a JSON object");
-  let document: DocumentNode;
-  try {
-    document = parse(input.query);
-  } catch (error) {
-    return alone("parse-error", error instanceof Error ? error.message : String(error));
-  }
-  const planned = planMember(document, operationName);
-  if (!planned.ok) return alone(planned.reason, planned.message);
-
-  const invalid = validateGitHubDocument(options.schema, document);
-  if (invalid.length > 0) return alone("validation-error", invalid[0]?.message ?? "invalid document");
+  const analysis = analyzeDocument(input.query, operationName, options);
+  if (!analysis.ok) return alone(analysis.reason, analysis.message);
+  const { document, plan } = analysis;
   const cost = computeQueryCost({ schema: options.schema, document, operationName, variables });
   const costed = { requests: cost.requests, cost: cost.cost };
   if (cost.errors.length > 0) return alone("cost-error", cost.errors[0]?.message ?? "cost rules", costed);
-  const coerced = getVariableValues(
-    options.schema,
-    planned.plan.operation.variableDefinitions ?? [],
-    variables,
-    {
-      maxErrors: 1,
-    },
-  );
+  const coerced = getVariableValues(options.schema, plan.operation.variableDefinitions ?? [], variables, {
+    maxErrors: 1,
+  });
   if (coerced.errors) return alone("variable-error", coerced.errors[0]?.message ?? "bad variables", costed);
   if (cost.cost > caps.maxCost || cost.nodeCount > caps.maxNodes) {
     return alone("over-caps", `cost ${cost.cost} points, ${cost.nodeCount} nodes`, costed);
@@ -129,7 +193,7 @@ export function prepareMember(input: BatchMemberInput, options: PrepareMemberOpt
     eligible: true,
     variables,
     document,
-    plan: planned.plan,
+    plan,
     requests: cost.requests,
     cost: cost.cost,
     nodeCount: cost.nodeCount,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AloneReason } from "../../../../broker/batch/index.js";
-import { BatchErrors, prepareMember } from "../../../../broker/batch/index.js";
+import { BatchErrors, DocumentAnalysisCache, prepareMember } from "../../../../broker/batch/index.js";
 import { isAoError } from "../../../../common/index.js";
 import { loadGitHubSchema } from "../../../../github/index.js";
 
@@ -170,6 +170,38 @@ describe("prepareMember", () => {
       expect(member.reason).toBe("over-caps");
       expect(member.requests).toBe(201);
       expect(member.cost).toBe(2);
+    });
+  });
+
+  describe("when given an analysis cache", () => {
+    it("analyses a query text once and still checks each member's variables", () => {
+      const cache = new DocumentAnalysisCache(2);
+      const first = prepareMember(
+        { id: "a", query: PR_VIEW, variables: { owner: "o", repo: "r", pr_number: 1 } },
+        { schema, cache },
+      );
+      const second = prepareMember(
+        { id: "b", query: PR_VIEW, variables: { owner: "o", repo: "r", pr_number: 2 } },
+        { schema, cache },
+      );
+      const bad = prepareMember(
+        { id: "c", query: PR_VIEW, variables: { owner: "o", repo: "r" } },
+        { schema, cache },
+      );
+      expect(first.eligible && second.eligible && first.document === second.document).toBe(true);
+      expect(second.eligible && second.variables).toEqual({ owner: "o", repo: "r", pr_number: 2 });
+      expect(!bad.eligible && bad.reason).toBe("variable-error");
+      expect(cache.size).toBe(1);
+    });
+
+    it("remembers refusals too, and forgets the least recently used beyond its size", () => {
+      const cache = new DocumentAnalysisCache(2);
+      for (const query of ["{ viewer { loginn } }", "{ viewer { login } }", "{ viewer { name } }"]) {
+        prepareMember({ id: "x", query }, { schema, cache });
+      }
+      expect(cache.size).toBe(2);
+      expect(cache.get("\u0000{ viewer { loginn } }")).toBeUndefined();
+      expect(cache.get("\u0000{ viewer { name } }")).toMatchObject({ ok: true });
     });
   });
 

@@ -13,7 +13,9 @@ import { executeDeterministic } from "./deterministic-executor.js";
 export interface FakeGitHubOptions {
   readonly schema: GraphQLSchema;
   /** Return a reply to use instead of executing, or undefined to execute normally. */
-  readonly override?: ((request: UpstreamGraphQLRequest, call: number) => UpstreamReply | undefined) | undefined;
+  readonly override?:
+    | ((request: UpstreamGraphQLRequest, call: number) => UpstreamReply | undefined)
+    | undefined;
 }
 
 export interface FakeGitHub {
