@@ -377,7 +377,9 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     },
 
     status() {
-      const sessions = [...ctx.index.sessions.values()].map((e) => summarize(e.watch, e.state));
+      const sessions = [...ctx.index.sessions.values()]
+        .map((e) => summarize(e.watch, e.state))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return {
         running,
         sessions,
