@@ -15,3 +15,12 @@ export {
   type UpstreamRequest,
   type UpstreamResponse,
 } from "./upstream-client.js";
+export type { Lane, UpstreamJob, UpstreamResult } from "./upstream-job.js";
+export {
+  DEFAULT_UPSTREAM_POLICY,
+  type KeepJobs,
+  resolveUpstreamPolicy,
+  type UpstreamPolicy,
+  type UpstreamPolicyInput,
+} from "./upstream-policy.js";
+export { UpstreamQueue, type UpstreamQueueOptions, type UpstreamQueueStats } from "./upstream-queue.js";

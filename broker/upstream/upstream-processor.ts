@@ -1,0 +1,320 @@
+/**
+ * What a worker does with one upstream job, on whichever broker picked it up:
+ *
+ *  1. Past its deadline → the caller gets AO_ERR_UPSTREAM_DEADLINE; nothing is sent.
+ *  2. takePace-5.lua: a global pause in force → the job goes back to the queue (BullMQ's
+ *     RateLimitError, which costs no attempt) and the whole queue stays paused; its resource's
+ *     primary bucket known spent, or its endpoint over GitHub's points per minute, or content
+ *     creation over 80/min–500/h → the job is delayed until it may go (DelayedError).
+ *  3. A write first sets its "started" marker (SET NX): if the marker already exists, an earlier
+ *     run of this very job began sending, so the outcome is unknown and it is NOT sent again.
+ *  4. Send; classify GitHub's answer (core/retry-policy.ts): a secondary limit → ONE global pause
+ *     for the advised time, then the same job again; a spent primary bucket → that resource waits
+ *     for its reset; 5xx on an idempotent request → BullMQ retry with jittered backoff, bounded;
+ *     anything else → GitHub's answer to the caller, byte for byte.
+ *  5. Transport failures: reads (and writes known never to have left) retry with backoff;
+ *     a write that may have been sent → AO_ERR_WRITE_OUTCOME_UNKNOWN, never repeated.
+ *
+ * Every outcome is published to the submitter (reply-channel.ts) before the job completes. The
+ * job's BullMQ return value is a few bytes, so finished jobs hold no bodies.
+ */
+import { DelayedError, type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { isAoError, type Logger } from "../../common/index.js";
+import type { LuaScripts } from "../redis/lua-scripts.js";
+import { backoffDelay, classifyResponse, shouldRetry } from "./core/retry-policy.js";
+import { endpointKey, secondaryPoints } from "./core/secondary-points.js";
+import { type UpstreamErrorCode, UpstreamErrors } from "./errors.js";
+import { publishReply } from "./reply-channel.js";
+import type { UpstreamClient, UpstreamResponse } from "./upstream-client.js";
+import type { ReplyPayload, UpstreamJobData } from "./upstream-job.js";
+import type { UpstreamKeys } from "./upstream-keys.js";
+import type { UpstreamPolicy } from "./upstream-policy.js";
+
+/** Thrown to make BullMQ retry a job; carries the backoff the processor chose. */
+export class RetryableUpstreamError extends Error {
+  readonly delayMs: number;
+  constructor(message: string, delayMs: number) {
+    super(message);
+    this.name = "RetryableUpstreamError";
+    this.delayMs = delayMs;
+  }
+}
+
+export interface ProcessorStats {
+  sent: number;
+  retries: number;
+  pausesStarted: number;
+  delayed: number;
+}
+
+export interface ProcessorDeps {
+  readonly redis: Redis;
+  readonly scripts: LuaScripts;
+  readonly client: UpstreamClient;
+  readonly keys: UpstreamKeys;
+  readonly policy: UpstreamPolicy;
+  readonly instanceId: string;
+  readonly logger: Logger;
+  readonly rng: () => number;
+  /** BullMQ's queue-level rate limit on every lane, for `ms`. */
+  readonly pauseQueues: (ms: number) => Promise<void>;
+  readonly stats: ProcessorStats;
+}
+
+export interface JobOutcome {
+  readonly status?: number;
+  readonly code?: string;
+}
+
+const PACE_GO = "0";
+const PACE_PAUSED = "1";
+const PACE_BLOCKED = "2";
+
+export function createProcessor(deps: ProcessorDeps) {
+  const { redis, keys, policy } = deps;
+
+  const reply = (data: UpstreamJobData, payload: ReplyPayload) =>
+    publishReply(redis, keys, data.replyTo, payload, policy.resultTtlMs);
+
+  const answer = async (job: Job<UpstreamJobData>, res: UpstreamResponse): Promise<JobOutcome> => {
+    await reply(job.data, {
+      id: job.id!,
+      ok: true,
+      status: res.status,
+      headers: res.headers,
+      body: res.body.toString("base64"),
+      attempts: job.attemptsMade + 1,
+      upstreamMs: res.upstreamMs,
+      worker: deps.instanceId,
+    });
+    return { status: res.status };
+  };
+
+  const fail = async (
+    job: Job<UpstreamJobData>,
+    code: UpstreamErrorCode,
+    message: string,
+    data?: Record<string, unknown>,
+  ): Promise<JobOutcome> => {
+    await reply(job.data, {
+      id: job.id!,
+      ok: false,
+      code,
+      message,
+      data,
+      attempts: job.attemptsMade + 1,
+      worker: deps.instanceId,
+    });
+    return { code };
+  };
+
+  /** Extends a hold (pause or block) to `until`; returns when it now ends. */
+  const hold = async (
+    key: string,
+    until: number,
+  ): Promise<{ fresh: boolean; until: number; now: number }> => {
+    const r = (await deps.scripts.run("holdUntil", [key], [0, Math.ceil(until)])) as string[];
+    return { fresh: r[0] === "2", until: Number(r[1]), now: Number(r[2]) };
+  };
+
+  const pauseAll = async (pauseMs: number): Promise<number> => {
+    const h = await hold(keys.pause, Date.now() + pauseMs);
+    if (h.fresh) {
+      deps.stats.pausesStarted++;
+      await redis.incr(keys.pauses);
+      deps.logger.warn({ pauseMs }, "GitHub secondary rate limit: pausing all upstream traffic");
+    }
+    await deps.pauseQueues(Math.max(1, h.until - h.now));
+    return h.until;
+  };
+
+  const retryOrAnswer = (job: Job<UpstreamJobData>, why: string): RetryableUpstreamError | undefined => {
+    const attempt = job.attemptsMade + 1;
+    const maxAttempts = job.data.lane === "writes" ? policy.writeAttempts : policy.readAttempts;
+    const delayMs = backoffDelay({
+      attempt,
+      baseMs: policy.backoffBaseMs,
+      maxMs: policy.backoffMaxMs,
+      rng: deps.rng,
+    });
+    if (!shouldRetry({ attempt, maxAttempts, delayMs, now: Date.now(), deadlineAt: job.data.deadlineAt })) {
+      return undefined;
+    }
+    deps.stats.retries++;
+    return new RetryableUpstreamError(why, delayMs);
+  };
+
+  return async (job: Job<UpstreamJobData>, token?: string): Promise<JobOutcome> => {
+    const data = job.data;
+    const id = job.id!;
+    if (Date.now() >= data.deadlineAt) {
+      return fail(
+        job,
+        UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
+        "deadline passed before the request could be sent",
+      );
+    }
+    redis.zrem(keys.aging, `${data.lane}:${id}`).catch(() => undefined);
+
+    const points = secondaryPoints(data.kind, data.method, data.mutation);
+    const endpoint = endpointKey(data.kind, data.path);
+    const pace = (await deps.scripts.run(
+      "takePace",
+      [
+        keys.pause,
+        keys.block(data.resource),
+        keys.points(endpoint),
+        keys.contentPerMinute,
+        keys.contentPerHour,
+      ],
+      [
+        0,
+        points,
+        data.kind === "graphql" ? policy.graphqlPointsPerMinute : policy.restPointsPerMinute,
+        data.contentCreation ? 1 : 0,
+        policy.contentCreationPerMinute,
+        policy.contentCreationPerHour,
+      ],
+    )) as string[];
+    if (pace[0] === PACE_PAUSED) {
+      await deps.pauseQueues(Math.max(1, Number(pace[1]) - Number(pace[2])));
+      throw Worker.RateLimitError();
+    }
+    if (pace[0] !== PACE_GO) {
+      const until = Number(pace[1]);
+      if (until >= data.deadlineAt) {
+        return pace[0] === PACE_BLOCKED
+          ? fail(
+              job,
+              UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED,
+              `GitHub's ${data.resource} budget is spent`,
+              {
+                resource: data.resource,
+                reset: Math.ceil(until / 1000),
+              },
+            )
+          : fail(
+              job,
+              UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
+              "deadline passed while paced under GitHub's secondary limits",
+            );
+      }
+      deps.stats.delayed++;
+      await job.moveToDelayed(until, token);
+      throw new DelayedError();
+    }
+
+    if (data.lane === "writes") {
+      const ttl = Math.max(0, data.deadlineAt - Date.now()) + 600_000;
+      const fresh = await redis.set(keys.started(id), deps.instanceId, "PX", ttl, "NX");
+      if (fresh !== "OK") {
+        return fail(
+          job,
+          UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN,
+          "an earlier run of this write began sending; it is not sent again",
+          { method: data.method, path: data.path.split("?")[0] },
+        );
+      }
+    }
+    const notPerformed = async () => {
+      if (data.lane === "writes") await redis.del(keys.started(id));
+    };
+
+    let response: UpstreamResponse;
+    try {
+      deps.stats.sent++;
+      response = await deps.client.send({
+        method: data.method,
+        path: data.path,
+        headers: data.headers,
+        body: data.body === undefined ? undefined : Buffer.from(data.body, "base64"),
+        timeoutMs: data.timeoutMs,
+      });
+    } catch (err) {
+      const code = (
+        isAoError(err) ? err.code : UpstreamErrors.AO_ERR_UPSTREAM_CONNECTION
+      ) as UpstreamErrorCode;
+      const sent = isAoError(err) ? err.data?.sent : "unknown";
+      const message = err instanceof Error ? err.message : "upstream request failed";
+      if (data.lane === "writes" && sent !== false) {
+        return fail(job, UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN, `write outcome unknown: ${message}`, {
+          cause: code,
+          method: data.method,
+          path: data.path.split("?")[0],
+        });
+      }
+      await notPerformed();
+      if (data.idempotent || sent === false) {
+        const retry = retryOrAnswer(job, code);
+        if (retry) throw retry;
+      }
+      return fail(job, code, message, { sent });
+    }
+
+    const verdict = classifyResponse({
+      status: response.status,
+      headers: response.headers,
+      bodyText: response.body.subarray(0, 4096).toString("utf8"),
+      idempotent: data.idempotent,
+      now: Date.now(),
+      secondaryPauseMs: policy.secondaryPauseMs,
+    });
+    switch (verdict.kind) {
+      case "secondary-limit": {
+        const until = await pauseAll(verdict.pauseMs);
+        await notPerformed();
+        if (until >= data.deadlineAt) return answer(job, response);
+        throw Worker.RateLimitError();
+      }
+      case "primary-exhausted": {
+        const h = await hold(keys.block(data.resource), verdict.resetAt + policy.resetMarginMs);
+        await notPerformed();
+        if (h.until >= data.deadlineAt) return answer(job, response);
+        deps.stats.delayed++;
+        await job.moveToDelayed(h.until, token);
+        throw new DelayedError();
+      }
+      case "retry": {
+        const retry = retryOrAnswer(job, `upstream answered ${response.status}`);
+        if (retry) throw retry;
+        return answer(job, response);
+      }
+      default:
+        if (verdict.exhausted)
+          await hold(keys.block(data.resource), verdict.exhausted.resetAt + policy.resetMarginMs);
+        return answer(job, response);
+    }
+  };
+}
+
+/**
+ * BullMQ failed a job without the processor answering: a retry failure on the last attempt, or a
+ * job whose broker died while running it (maxStalledCount 0 on the write lane turns that into a
+ * failure instead of a second run). Its submitter still gets an answer.
+ */
+export function createFailureReporter(
+  deps: Pick<ProcessorDeps, "redis" | "keys" | "policy" | "instanceId" | "logger">,
+) {
+  return async (job: Job<UpstreamJobData> | undefined, err: Error): Promise<void> => {
+    if (!job?.id || typeof job.finishedOn !== "number") return; // BullMQ will retry it
+    const data = job.data;
+    const write = data.lane === "writes";
+    const payload: ReplyPayload = {
+      id: job.id,
+      ok: false,
+      code: write ? UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN : UpstreamErrors.AO_ERR_UPSTREAM_LOST,
+      message: write
+        ? `write outcome unknown: the job failed after it may have been sent (${err.message})`
+        : `upstream request failed: ${err.message}`,
+      data: { method: data.method, path: data.path.split("?")[0] },
+      attempts: job.attemptsMade,
+      worker: deps.instanceId,
+    };
+    deps.logger.warn(
+      { jobId: job.id, lane: data.lane, reason: err.message },
+      "upstream job failed in the queue",
+    );
+    await publishReply(deps.redis, deps.keys, data.replyTo, payload, deps.policy.resultTtlMs);
+  };
+}

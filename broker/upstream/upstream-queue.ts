@@ -1,0 +1,459 @@
+/**
+ * The upstream queue: every request that must reach GitHub goes through it (BullMQ on the shared
+ * Redis), so ALL brokers together respect GitHub's limits.
+ *
+ * - Two lanes. `reads`: priorities lifecycle > interactive > write > background, with aging so
+ *   nothing starves. `writes` (mutations): one at a time across all brokers, ≥ mutationSpacingMs
+ *   apart (BullMQ's limiter), and never run twice (maxStalledCount 0 plus a "started" marker).
+ * - A global concurrency cap across brokers (BullMQ global concurrency): concurrency − 1 reads,
+ *   1 write; GitHub allows 100.
+ * - Workers run on every broker; the submitter gets the result wherever the job ran, through its
+ *   own reply channel (reply-channel.ts).
+ * - Deadlines: a job not yet running at its caller's deadline is removed and the caller gets
+ *   AO_ERR_UPSTREAM_DEADLINE; a running one is given its timeout to answer.
+ * - close() drains: no new submissions, this broker's submitted jobs get drainTimeoutMs to
+ *   finish, workers finish what they run, then connections close.
+ */
+import { randomUUID } from "node:crypto";
+import { type Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { AoError, type Logger, silentLogger } from "../../common/index.js";
+import { parseRateLimitHeaders } from "../../github/index.js";
+import { LuaScripts } from "../redis/lua-scripts.js";
+import { createRedisClient } from "../redis/redis-url.js";
+import { extractGraphQLRateLimit } from "./core/graphql-rate-limit.js";
+import { AGED_PRIORITY, BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
+import { UpstreamErrors } from "./errors.js";
+import { type Expectation, ReplyChannel } from "./reply-channel.js";
+import type { UpstreamClient } from "./upstream-client.js";
+import {
+  type Lane,
+  toJobData,
+  type UpstreamJob,
+  type UpstreamJobData,
+  type UpstreamResult,
+} from "./upstream-job.js";
+import { type UpstreamKeys, upstreamKeys } from "./upstream-keys.js";
+import { resolveUpstreamPolicy, type UpstreamPolicy, type UpstreamPolicyInput } from "./upstream-policy.js";
+import {
+  createFailureReporter,
+  createProcessor,
+  type JobOutcome,
+  type ProcessorStats,
+  RetryableUpstreamError,
+} from "./upstream-processor.js";
+
+export interface UpstreamQueueOptions {
+  /** Redis location (redis://, rediss://, unix://). */
+  readonly redis: string;
+  /** Key prefix; brokers sharing one queue use the same. @defaultValue "aob" */
+  readonly prefix?: string;
+  /** Sends the requests; required when this instance runs workers. The queue does not close it. */
+  readonly client?: UpstreamClient;
+  /** Run workers here (every broker does; a submit-only instance is for tools and tests). @defaultValue true */
+  readonly workers?: boolean;
+  readonly policy?: UpstreamPolicyInput;
+  readonly logger?: Logger;
+  /** Jitter source, uniform in [0, 1). @defaultValue Math.random */
+  readonly rng?: () => number;
+  /** @defaultValue a random id; shown as the `worker` of results and in BullMQ. */
+  readonly instanceId?: string;
+  /** Per-attempt timeout when a job names none; also bounds how long a running job may take. @defaultValue 30000 */
+  readonly requestTimeoutMs?: number;
+}
+
+export interface UpstreamQueueStats {
+  readonly instanceId: string;
+  /** Submitted here and not answered yet. */
+  readonly pending: number;
+  readonly submitted: number;
+  readonly answered: number;
+  readonly failed: number;
+  /** Requests this instance's workers sent (attempts). */
+  readonly sent: number;
+  readonly retries: number;
+  readonly delayed: number;
+  /** Fresh global pauses started by this instance / by all brokers. */
+  readonly pausesStarted: number;
+  readonly pausesStartedAllBrokers: number;
+  /** Epoch ms until which upstream traffic is paused (0 = not paused). */
+  readonly pausedUntil: number;
+  readonly lanes: Readonly<Record<Lane, Readonly<Record<string, number>>>>;
+}
+
+const LANES: readonly Lane[] = ["reads", "writes"];
+const BACKOFF_TYPE = "ao-upstream";
+
+function httpStatusOf(code: string): number {
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT || code === UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)
+    return 504;
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED) return 403;
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_CLOSED) return 503;
+  return 502;
+}
+
+export class UpstreamQueue {
+  readonly instanceId: string;
+  readonly policy: UpstreamPolicy;
+  readonly #options: UpstreamQueueOptions;
+  readonly #keys: UpstreamKeys;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  #redis: Redis | undefined;
+  #sub: Redis | undefined;
+  #replies: ReplyChannel | undefined;
+  readonly #queues = new Map<Lane, Queue<UpstreamJobData>>();
+  readonly #workers: Worker<UpstreamJobData, JobOutcome>[] = [];
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #agingTimer: NodeJS.Timeout | undefined;
+  #agingRun: Promise<void> | undefined;
+  #state: "new" | "running" | "closing" | "closed" = "new";
+  readonly #stats: ProcessorStats = { sent: 0, retries: 0, pausesStarted: 0, delayed: 0 };
+  #submitted = 0;
+  #answered = 0;
+  #failed = 0;
+
+  /** Creates and starts a queue. */
+  static async create(options: UpstreamQueueOptions): Promise<UpstreamQueue> {
+    const queue = new UpstreamQueue(options);
+    await queue.start();
+    return queue;
+  }
+
+  constructor(options: UpstreamQueueOptions) {
+    this.#options = options;
+    this.instanceId = options.instanceId ?? `b-${randomUUID().slice(0, 8)}`;
+    this.policy = resolveUpstreamPolicy(options.policy);
+    this.#keys = upstreamKeys(options.prefix ?? "aob");
+    this.#logger = (options.logger ?? silentLogger()).child({
+      component: "upstream-queue",
+      instance: this.instanceId,
+    });
+    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    if ((options.workers ?? true) && !options.client) {
+      throw new AoError(UpstreamErrors.AO_ERR_UPSTREAM_BAD_REQUEST, "upstream queue: workers need a client");
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== "new") return;
+    const policy = this.policy;
+    // BullMQ needs maxRetriesPerRequest: null on connections its workers block on.
+    const redis = createRedisClient(this.#options.redis, {
+      connectionName: `aob:upstream:${this.instanceId}`,
+      maxRetriesPerRequest: null,
+    });
+    this.#redis = redis;
+    this.#sub = createRedisClient(this.#options.redis, {
+      connectionName: `aob:upstream:${this.instanceId}:sub`,
+    });
+    const scripts = new LuaScripts(redis, ["takePace-5.lua", "holdUntil-1.lua"]);
+    this.#replies = new ReplyChannel({
+      redis,
+      subscriber: this.#sub,
+      keys: this.#keys,
+      instanceId: this.instanceId,
+      logger: this.#logger,
+    });
+    await this.#replies.start();
+
+    for (const lane of LANES) {
+      const queue = new Queue<UpstreamJobData>(lane, {
+        connection: redis,
+        prefix: this.#keys.bullPrefix,
+        streams: { events: { maxLen: 1_000 } },
+      });
+      this.#queues.set(lane, queue);
+    }
+    await this.#queue("reads").setGlobalConcurrency(policy.concurrency - 1);
+    await this.#queue("writes").setGlobalConcurrency(1);
+
+    if ((this.#options.workers ?? true) && this.#options.client) {
+      const deps = {
+        redis,
+        scripts,
+        client: this.#options.client,
+        keys: this.#keys,
+        policy,
+        instanceId: this.instanceId,
+        logger: this.#logger,
+        rng: this.#options.rng ?? Math.random,
+        pauseQueues: (ms: number) => this.#pauseQueues(ms),
+        stats: this.#stats,
+      };
+      const processor = createProcessor(deps);
+      const reportFailure = createFailureReporter(deps);
+      for (const lane of LANES) {
+        const worker = new Worker<UpstreamJobData, JobOutcome>(lane, processor, {
+          connection: redis,
+          prefix: this.#keys.bullPrefix,
+          name: this.instanceId,
+          concurrency: lane === "reads" ? policy.concurrency - 1 : 1,
+          limiter:
+            lane === "reads"
+              ? { max: policy.maxStartsPerSecond, duration: 1_000 }
+              : { max: 1, duration: policy.mutationSpacingMs },
+          // A read whose broker died is simply run again; a write never is.
+          maxStalledCount: lane === "writes" ? 0 : 1,
+          lockDuration: policy.lockDurationMs,
+          stalledInterval: policy.stalledIntervalMs,
+          removeOnComplete: policy.keepCompleted,
+          removeOnFail: policy.keepFailed,
+          settings: {
+            backoffStrategy: (_attempts: number, _type?: string, err?: Error) =>
+              err instanceof RetryableUpstreamError ? err.delayMs : policy.backoffBaseMs,
+          },
+        });
+        worker.on("failed", (job: Job<UpstreamJobData> | undefined, err: Error) => {
+          reportFailure(job, err).catch((e: unknown) =>
+            this.#logger.error({ err: e }, "could not report a failed job"),
+          );
+        });
+        worker.on("error", (err: Error) => this.#logger.error({ err, lane }, "upstream worker error"));
+        this.#workers.push(worker);
+      }
+      this.#agingTimer = setInterval(() => {
+        this.#agingRun ??= this.#promoteAged().finally(() => {
+          this.#agingRun = undefined;
+        });
+      }, policy.agingTickMs);
+      this.#agingTimer.unref();
+    }
+    this.#state = "running";
+  }
+
+  /** Sends `job` through the queue; resolves with GitHub's answer, whichever broker sent it. */
+  async submit(job: UpstreamJob): Promise<UpstreamResult> {
+    if (this.#state !== "running") {
+      throw new AoError(UpstreamErrors.AO_ERR_UPSTREAM_CLOSED, "upstream queue is not running", {
+        httpStatus: 503,
+      });
+    }
+    const replies = this.#replies!;
+    const submittedAt = Date.now();
+    const data = toJobData(
+      { ...job, timeoutMs: job.timeoutMs ?? this.#timeoutMs },
+      replies.channel,
+      submittedAt,
+    );
+    const id = randomUUID();
+    const expectation = replies.expect(id);
+    const promote = promoteAt(data.priority, submittedAt, this.policy.agingMs);
+    try {
+      if (promote !== undefined) await this.#redis!.zadd(this.#keys.aging, promote, `${data.lane}:${id}`);
+      await this.#queue(data.lane).add(data.kind, data, {
+        jobId: id,
+        priority: BULLMQ_PRIORITY[data.priority],
+        attempts: data.lane === "writes" ? this.policy.writeAttempts : this.policy.readAttempts,
+        backoff: { type: BACKOFF_TYPE },
+      });
+    } catch (err) {
+      expectation.reject(err);
+      await expectation.promise.catch(() => undefined);
+      throw err;
+    }
+    this.#submitted++;
+    const timer = this.#armDeadline(id, data, expectation);
+    try {
+      const payload = await expectation.promise;
+      if (!payload.ok) {
+        throw new AoError(payload.code, payload.message, {
+          httpStatus: httpStatusOf(payload.code),
+          data: {
+            ...payload.data,
+            attempts: payload.attempts,
+            worker: payload.worker,
+            requestId: data.requestId,
+          },
+        });
+      }
+      const body = Buffer.from(payload.body, "base64");
+      const rl =
+        data.kind === "graphql"
+          ? extractGraphQLRateLimit(body, this.policy.graphqlRateLimitAlias)
+          : undefined;
+      this.#answered++;
+      return {
+        requestId: data.requestId,
+        status: payload.status,
+        headers: payload.headers,
+        body,
+        rateLimit: parseRateLimitHeaders(payload.headers),
+        graphqlCost: rl?.cost,
+        graphqlRateLimit: rl,
+        attempts: payload.attempts,
+        queueWaitMs: Math.max(0, Date.now() - submittedAt - payload.upstreamMs),
+        upstreamMs: payload.upstreamMs,
+        worker: payload.worker,
+      };
+    } catch (err) {
+      this.#failed++;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.#timers.delete(timer);
+    }
+  }
+
+  async stats(): Promise<UpstreamQueueStats> {
+    const redis = this.#live();
+    const [pausedUntil, pausesAll] = await redis.mget(this.#keys.pause, this.#keys.pauses);
+    const lanes = {} as Record<Lane, Record<string, number>>;
+    for (const lane of LANES) {
+      lanes[lane] = await this.#queue(lane).getJobCounts(
+        "active",
+        "waiting",
+        "prioritized",
+        "delayed",
+        "failed",
+        "completed",
+      );
+    }
+    const until = Number(pausedUntil ?? 0);
+    return {
+      instanceId: this.instanceId,
+      pending: this.#replies?.size ?? 0,
+      submitted: this.#submitted,
+      answered: this.#answered,
+      failed: this.#failed,
+      sent: this.#stats.sent,
+      retries: this.#stats.retries,
+      delayed: this.#stats.delayed,
+      pausesStarted: this.#stats.pausesStarted,
+      pausesStartedAllBrokers: Number(pausesAll ?? 0),
+      pausedUntil: until > Date.now() ? until : 0,
+      lanes,
+    };
+  }
+
+  /** Stops taking jobs, lets this broker's submissions and running jobs finish, then disconnects. */
+  async close(): Promise<void> {
+    if (this.#state === "closing" || this.#state === "closed") return;
+    const wasRunning = this.#state === "running";
+    this.#state = "closing";
+    if (this.#agingTimer) clearInterval(this.#agingTimer);
+    if (wasRunning && this.#replies) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.#replies.idle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, this.policy.drainTimeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.#agingRun;
+    await Promise.allSettled(this.#workers.map((w) => w.close()));
+    this.#replies?.rejectAll(
+      new AoError(UpstreamErrors.AO_ERR_UPSTREAM_CLOSED, "upstream queue closed before the answer came", {
+        httpStatus: 503,
+      }),
+    );
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#queues.values()].map((q) => q.close()));
+    await Promise.allSettled([this.#sub?.quit(), this.#redis?.quit()]);
+    this.#state = "closed";
+  }
+
+  #queue(lane: Lane): Queue<UpstreamJobData> {
+    return this.#queues.get(lane)!;
+  }
+
+  #live(): Redis {
+    if (!this.#redis || this.#state === "closed") {
+      throw new AoError(UpstreamErrors.AO_ERR_UPSTREAM_CLOSED, "upstream queue is not running", {
+        httpStatus: 503,
+      });
+    }
+    return this.#redis;
+  }
+
+  async #pauseQueues(ms: number): Promise<void> {
+    await Promise.all(LANES.map((lane) => this.#queue(lane).rateLimit(Math.ceil(ms))));
+  }
+
+  /**
+   * At the caller's deadline: a job not yet running is removed (never sent) and the caller told
+   * so; a running one gets its timeout to answer, then it is written off.
+   */
+  #armDeadline(id: string, data: UpstreamJobData, expectation: Expectation): NodeJS.Timeout {
+    const replies = this.#replies!;
+    const giveUp = async () => {
+      if (await replies.fetch(id)) return;
+      const removed = await this.#queue(data.lane).remove(id);
+      if (removed === 1) {
+        await this.#redis!.zrem(this.#keys.aging, `${data.lane}:${id}`);
+        expectation.reject(
+          new AoError(
+            UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
+            "deadline passed before the request could be sent",
+            {
+              httpStatus: 504,
+              data: { requestId: data.requestId },
+            },
+          ),
+        );
+        return;
+      }
+      const late = setTimeout(
+        () => {
+          this.#timers.delete(late);
+          void replies.fetch(id).then((found) => {
+            if (found) return;
+            const write = data.lane === "writes";
+            expectation.reject(
+              new AoError(
+                write ? UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN : UpstreamErrors.AO_ERR_UPSTREAM_LOST,
+                write
+                  ? "write outcome unknown: no answer from the broker running it"
+                  : "no answer from the broker running the request",
+                { httpStatus: 502, data: { requestId: data.requestId } },
+              ),
+            );
+          });
+        },
+        (data.timeoutMs ?? this.#timeoutMs) + this.policy.deadlineGraceMs,
+      );
+      late.unref();
+      this.#timers.add(late);
+    };
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer);
+        giveUp().catch((err: unknown) => this.#logger.error({ err }, "deadline handling failed"));
+      },
+      Math.max(0, data.deadlineAt - Date.now()) + this.policy.deadlineGraceMs,
+    );
+    timer.unref();
+    this.#timers.add(timer);
+    return timer;
+  }
+
+  /** Promotes jobs that waited past their class's aging bound; one broker per tick does it. */
+  async #promoteAged(): Promise<void> {
+    try {
+      const redis = this.#live();
+      const lock = await redis.set(
+        this.#keys.agingLock,
+        this.instanceId,
+        "PX",
+        this.policy.agingTickMs,
+        "NX",
+      );
+      if (lock !== "OK") return;
+      const due = await redis.zrangebyscore(this.#keys.aging, "-inf", Date.now(), "LIMIT", 0, 100);
+      for (const member of due) {
+        const [lane, id] = member.split(":") as [Lane, string];
+        try {
+          await this.#queue(lane).getBackend().changePriority(id, AGED_PRIORITY);
+        } catch {
+          // finished or removed meanwhile
+        }
+        await redis.zrem(this.#keys.aging, member);
+      }
+    } catch (err) {
+      if (this.#state === "running") this.#logger.warn({ err }, "aging pass failed");
+    }
+  }
+}
