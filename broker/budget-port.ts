@@ -29,7 +29,12 @@ export function budgetPort(gate: BudgetGate, logger: Logger): BudgetPort {
       }
       return {
         waitedMs: admission.waitedMs,
-        settle: (cost, charges) => gate.settle(admission, { cost, ...(charges ? { charges } : {}) }),
+        settle: (cost, details) =>
+          gate.settle(admission, {
+            cost,
+            ...(details?.charges ? { charges: details.charges } : {}),
+            ...(details?.rateLimit ? { rateLimit: details.rateLimit } : {}),
+          }),
         release: () => gate.release(admission),
       };
     },

@@ -1,3 +1,10 @@
+/**
+ * broker/: the daemon. Other folders start it with `startBroker()` (or the CLI's `ao-broker start`);
+ * everything else here is internal to the composition root.
+ */
+
+export { type Config, type ConfigInput, configSchema } from "./config/config-schema.js";
+export { BROKER_VERSION, type RunningBroker, type StartBrokerOptions, startBroker } from "./create-broker.js";
 export {
   createRedisClient,
   describeRedisUrl,
@@ -14,3 +21,5 @@ export {
   resolveRedis,
   startEmbeddedRedis,
 } from "./redis/index.js";
+export { sessionEnv } from "./session-env.js";
+export { invocationSuffix, parseInvocationSuffix } from "./sessions/caller-resolver.js";

@@ -3,7 +3,9 @@
  * lives in cli/commands/<name>.ts and exports one `register…` function; this file only lists them.
  */
 import { Command } from "commander";
+import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
 import { registerSimCommand } from "./commands/sim.js";
+import { registerStartCommand } from "./commands/start.js";
 import { VERSION } from "./version.js";
 
 export function buildProgram(): Command {
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .configureHelp({ sortSubcommands: true });
+  registerStartCommand(program);
+  registerBrokerAdminCommands(program);
   registerSimCommand(program);
   return program;
 }

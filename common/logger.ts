@@ -5,9 +5,19 @@
  * scrubber exists because a secret can arrive inside an arbitrary string (an upstream error
  * message, a URL) where no path-based redaction can see it.
  */
-import { type DestinationStream, type Logger, pino } from "pino";
+import { createRequire } from "node:module";
+import type { DestinationStream, Logger } from "pino";
 
 export type { Logger };
+
+// pino is loaded on first use, not at import: the IPC client (and so the gh shim's Node path)
+// imports common/ for AoError, and pino's load time would otherwise be paid on every gh call.
+type Pino = typeof import("pino");
+let pinoModule: Pino | undefined;
+function loadPino(): Pino {
+  pinoModule ??= createRequire(import.meta.url)("pino") as Pino;
+  return pinoModule;
+}
 
 const REDACT_PATHS = [
   "req.headers.authorization",
@@ -42,6 +52,7 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = options.secrets ?? (() => []);
+  const { pino } = loadPino();
   return pino(
     {
       name: options.name ?? "ao-broker",
@@ -60,5 +71,5 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** A logger that drops everything: for library use and tests that do not look at logs. */
 export function silentLogger(): Logger {
-  return pino({ level: "silent" });
+  return loadPino().pino({ level: "silent" });
 }

@@ -12,7 +12,11 @@ import { type Layer, splitCost } from "./types.js";
 export function budgetLayer(budget: BudgetPort): Layer {
   return (next) => async (request) => {
     const c = request.classification;
-    if (c.free) return next(request);
+    if (c.free) {
+      const response = await next(request);
+      if (response.rateLimit) budget.observe(response.rateLimit);
+      return response;
+    }
     const admission = await budget.admit({
       sessionId: request.caller.sessionId,
       weight: request.caller.weight,
@@ -30,12 +34,11 @@ export function budgetLayer(budget: BudgetPort): Layer {
       throw error;
     }
     const cost = response.upstreamCost ?? response.cost;
-    await admission.settle(
-      cost,
-      request.sharing && request.sharing.participants.length > 1
-        ? splitCost(request.sharing, cost)
-        : undefined,
-    );
+    const shared = request.sharing && request.sharing.participants.length > 1;
+    await admission.settle(cost, {
+      charges: shared && request.sharing ? splitCost(request.sharing, cost) : undefined,
+      rateLimit: response.rateLimit,
+    });
     return { ...response, waitedMs: (response.waitedMs ?? 0) + admission.waitedMs };
   };
 }

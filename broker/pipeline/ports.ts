@@ -51,6 +51,12 @@ export interface Charge {
   readonly cost: number;
 }
 
+export interface SettleDetails {
+  readonly charges?: readonly Charge[] | undefined;
+  /** GitHub's rate-limit report from the same answer, reconciled with the settled cost atomically. */
+  readonly rateLimit?: RateLimitSnapshot | undefined;
+}
+
 export interface Admission {
   readonly waitedMs: number;
   /**
@@ -58,7 +64,7 @@ export interface Admission {
    * the sessions that shared the call (coalesced followers, batch members); absent → the admitted
    * session pays all.
    */
-  settle(actualCost: number, charges?: readonly Charge[]): Promise<void>;
+  settle(actualCost: number, outcome?: SettleDetails): Promise<void>;
   /** Frees the reservation without charging (the request was never sent). */
   release(): Promise<void>;
 }
@@ -66,7 +72,7 @@ export interface Admission {
 export interface BudgetPort {
   /** Resolves when the request may spend; rejects past the deadline, or at once when !wait and it would wait. */
   admit(request: AdmissionRequest): Promise<Admission>;
-  /** Feeds GitHub's own numbers from any upstream answer. */
+  /** Feeds GitHub's own numbers from an answer that was not admitted (free requests). */
   observe(snapshot: RateLimitSnapshot): void;
   /** The session's own view of a bucket, for its x-ratelimit-* headers. */
   sessionView(sessionId: string, resource: RateLimitResource): RateLimitSnapshot | undefined;

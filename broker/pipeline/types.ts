@@ -3,7 +3,7 @@
  * a Handler turns a GhRequest into a GhResponse, and a Layer wraps a Handler with one job
  * (cache, coalesce, batch, budget, queue, upstream). createGatewayPipeline assembles them.
  */
-import type { RateLimitResource } from "../../github/index.js";
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
 import type { RequestClass } from "./classify.js";
 
 /** Upstream priority classes, highest first. Starvation-free: see broker/upstream. */
@@ -104,6 +104,8 @@ export interface GhResponse {
   readonly waitedMs?: number | undefined;
   /** What GitHub charged for the upstream call behind this answer (before any split). */
   readonly upstreamCost?: number | undefined;
+  /** GitHub's rate-limit report carried by the upstream answer behind this response. */
+  readonly rateLimit?: RateLimitSnapshot | undefined;
   /** Callers that shared the upstream call (coalesced or batched), this one included. */
   readonly sharedBy?: number | undefined;
 }

@@ -54,8 +54,6 @@ export function upstreamHandler(options: UpstreamHandlerOptions): Handler {
       mutation: c.kind === "graphql-mutation" || c.kind === "rest-write",
       deadlineAt: request.deadlineAt,
     });
-    const snapshot = parseRateLimitHeaders(answer.headers);
-    if (snapshot) options.budget.observe(snapshot);
 
     let responseBody = answer.body;
     let cost: number;
@@ -79,6 +77,7 @@ export function upstreamHandler(options: UpstreamHandlerOptions): Handler {
       upstreamCost: cost,
       resource: c.resource,
       waitedMs: answer.queueWaitMs,
+      rateLimit: parseRateLimitHeaders(answer.headers),
     };
   };
 }

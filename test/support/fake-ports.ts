@@ -8,7 +8,7 @@ import type {
   Admission,
   AdmissionRequest,
   BudgetPort,
-  Charge,
+  SettleDetails,
   UpstreamAnswer,
   UpstreamPort,
   UpstreamRequest,
@@ -71,9 +71,10 @@ export class RecordingBudget implements BudgetPort {
     if (this.spent) throw this.spent();
     return {
       waitedMs: 0,
-      settle: async (cost, charges?: readonly Charge[]) => {
+      settle: async (cost, details?: SettleDetails) => {
         this.settled.push(cost);
-        for (const charge of charges ?? [{ sessionId: request.sessionId, cost }])
+        if (details?.rateLimit) this.observed.push(details.rateLimit);
+        for (const charge of details?.charges ?? [{ sessionId: request.sessionId, cost }])
           this.charge(charge.sessionId, charge.cost);
       },
       release: async () => undefined,

@@ -1,0 +1,337 @@
+/**
+ * The composition root: the one place that builds the daemon's parts, wires them, starts them in
+ * order, and stops them in reverse (STYLE.md §16). Start: config → logger → upstream (GitHub, or
+ * an embedded simulator with --simulate) → Redis (explicit, local, or a private redis-server) →
+ * sessions, cache, budget, upstream queue, pipeline → gateway (HTTP) → IPC socket. Stop: stop
+ * accepting on both edges and let in-flight requests finish (the drain), then close the queue, the
+ * budget, the cache, Redis connections, and finally the private redis-server if this broker started it.
+ */
+import { mkdirSync } from "node:fs";
+import { createLogger, type Logger } from "../common/index.js";
+import { loadGitHubSchema } from "../github/index.js";
+import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
+import { BudgetGate } from "./budget/index.js";
+import { budgetPort } from "./budget-port.js";
+import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
+import { ResponseCache } from "./cache/response-cache.js";
+import {
+  type LoadConfigOptions,
+  loadConfig,
+  parseListen,
+  type ResolvedConfig,
+} from "./config/load-config.js";
+import { GatewayServer } from "./gateway/gateway-server.js";
+import { IpcServer } from "./ipc/index.js";
+import { createIpcHandlers } from "./ipc-handlers.js";
+import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
+import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
+import type { UpstreamPort } from "./pipeline/ports.js";
+import { createRedisClient, describeRedisUrl, type ResolvedRedis, resolveRedis } from "./redis/index.js";
+import { PubSubHub } from "./redis/pubsub-hub.js";
+import { CallerResolver } from "./sessions/caller-resolver.js";
+import { SessionStats } from "./sessions/session-stats.js";
+import { SessionStore } from "./sessions/session-store.js";
+import { UpstreamClient } from "./upstream/index.js";
+
+export const BROKER_VERSION = "0.1.0";
+
+export interface StartBrokerOptions extends LoadConfigOptions {
+  /** A logger to use instead of the default stderr one. */
+  readonly logger?: Logger;
+  /** Probe 127.0.0.1:6379 when no Redis is named. @defaultValue true */
+  readonly probeLocalRedis?: boolean;
+}
+
+export interface RunningBroker {
+  readonly gatewayUrl: string;
+  readonly socketPath: string;
+  readonly upstreamUrl: string;
+  readonly redis: { readonly url: string; readonly source: ResolvedRedis["source"] };
+  /** The embedded simulator, with --simulate. */
+  readonly simulator: RunningSimulator | undefined;
+  readonly config: ResolvedConfig["config"];
+  /** Resolves once the broker has stopped: after close(), or after an IPC `broker.shutdown`. */
+  readonly stopped: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
+  const resolved = loadConfig(options);
+  const { config } = resolved;
+  const secrets = () =>
+    [resolved.token?.reveal(), resolved.webhookSecret?.reveal()].filter((s): s is string => !!s);
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
+  const started = Date.now();
+  const closers: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        logger.warn({ err: error }, "error while stopping");
+      }
+    }
+  };
+
+  try {
+    mkdirSync(resolved.stateDir, { recursive: true, mode: 0o700 });
+
+    let simulator: RunningSimulator | undefined;
+    let upstreamUrl = config.upstream.url;
+    let token = resolved.token?.reveal();
+    if (config.simulate) {
+      simulator = await startSimulator({ port: 0 });
+      closers.push(() => simulator?.close() ?? Promise.resolve());
+      upstreamUrl = simulator.url;
+      token = simulator.token;
+    }
+
+    const redisLocation = await resolveRedis({
+      url: config.redis.url,
+      stateDir: resolved.stateDir,
+      probeLocal: options.probeLocalRedis ?? true,
+    });
+    if (redisLocation.embedded) closers.push(() => redisLocation.embedded?.stop() ?? Promise.resolve());
+    const prefix = config.redis.prefix;
+    const redis = createRedisClient(redisLocation.url, { connectionName: "aob:main" });
+    const subscriber = createRedisClient(redisLocation.url, { connectionName: "aob:sub" });
+    closers.push(async () => {
+      redis.disconnect();
+      subscriber.disconnect();
+    });
+    await redis.ping();
+    const pubsub = new PubSubHub(subscriber);
+    closers.push(() => pubsub.close());
+
+    const store = new SessionStore({
+      redis,
+      prefix,
+      sessionTokenTtlSeconds: config.sessions.sessionTokenTtlSeconds,
+      invocationTokenTtlSeconds: config.sessions.invocationTokenTtlSeconds,
+    });
+    const stats = new SessionStats({ redis, prefix });
+    closers.push(() => stats.close());
+    const resolver = new CallerResolver({
+      store,
+      pubsub,
+      onInvocation: (sessionId) => stats.recordInvocation(sessionId),
+    });
+    await resolver.start();
+    closers.push(() => resolver.close());
+    const cache = new ResponseCache({
+      redis,
+      prefix,
+      maxBytes: config.cache.maxBytes,
+      maxEntryBytes: config.cache.maxEntryBytes,
+      retainSeconds: config.cache.retainSeconds,
+    });
+    cache.start();
+    closers.push(() => cache.close());
+
+    const gate = new BudgetGate({
+      redis: redisLocation.url,
+      prefix,
+      logger: logger.child({ component: "budget" }),
+      policy: { reserve: config.budget.reserve },
+    });
+    await gate.start();
+    closers.push(() => gate.close());
+    const budget = budgetPort(gate, logger);
+
+    const client = new UpstreamClient({
+      baseUrl: upstreamUrl,
+      token: () => token,
+      timeoutMs: config.upstream.timeoutMs,
+      logger,
+    });
+    closers.push(() => client.close());
+    const upstream: UpstreamPort = {
+      send: async (request) => {
+        const answer = await client.send({
+          method: request.method,
+          path: request.path,
+          headers: request.headers,
+          body: request.body,
+        });
+        return { status: answer.status, headers: answer.headers, body: answer.body };
+      },
+    };
+
+    const analyzer = new GraphQLAnalyzer({ schema: loadGitHubSchema() });
+    const policy: FreshnessPolicy = {
+      restFreshMs: config.cache.restFreshMs,
+      graphqlFreshMs: config.cache.graphqlFreshMs,
+    };
+    const classify = (input: Parameters<typeof classifyRequest>[0]) =>
+      classifyRequest(input, analyzer, policy);
+    const pipeline = createGatewayPipeline({
+      cache,
+      budget,
+      upstream,
+      logger,
+      shared: { redis, pubsub, prefix },
+    });
+
+    const listen = parseListen(config.listen);
+    const observe = (outcome: {
+      sessionId: string;
+      resource: string;
+      cache: Parameters<SessionStats["record"]>[0]["cache"];
+      cost: number;
+      waitedMs: number;
+      command?: string | undefined;
+      invocationId?: string | undefined;
+    }) => stats.record({ ...outcome, at: Date.now() });
+    const gateway = new GatewayServer({
+      host: listen.host,
+      port: listen.port,
+      publicHost: config.gateway.publicHost,
+      blobHosts: config.gateway.blobHosts,
+      maxBodyBytes: config.gateway.maxBodyBytes,
+      defaultDeadlineMs: config.gateway.defaultDeadlineMs,
+      allowRemoteMetrics: config.gateway.allowRemoteMetrics,
+      upstreamBase: upstreamUrl,
+      pipeline,
+      authenticate: (t) => resolver.resolve(t),
+      classify,
+      sessionView: (sessionId, resource) => budget.sessionView(sessionId, resource),
+      logger: logger.child({ component: "gateway" }),
+      observe: (event) => {
+        if (!event.response) return;
+        observe({
+          sessionId: event.request.caller.sessionId,
+          resource: event.response.resource,
+          cache: event.response.cache,
+          cost: event.response.cost,
+          waitedMs: event.response.waitedMs ?? 0,
+          command: event.request.caller.command,
+          invocationId: event.request.caller.invocationId,
+        });
+      },
+      invocationFinished: async (caller, report) => {
+        if (caller.invocationId)
+          await store.finishInvocation({ invocationId: caller.invocationId, ...report });
+      },
+    });
+    const gatewayUrl = await gateway.start();
+    closers.push(() => gateway.close());
+
+    let markStopped: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => {
+      markStopped = resolve;
+    });
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        logger.info("ao-broker stopping: draining in-flight requests");
+        await closeAll();
+        logger.info("ao-broker stopped");
+        markStopped();
+      })();
+      return closing;
+    };
+    const ipc = new IpcServer({
+      socketPath: resolved.socketPath,
+      brokerInfo: () => ({
+        version: BROKER_VERSION,
+        pid: process.pid,
+        gatewayUrl,
+        socket: resolved.socketPath,
+      }),
+      logger: logger.child({ component: "ipc" }),
+      secrets,
+      handlers: createIpcHandlers({
+        store,
+        stats,
+        pipeline,
+        classify,
+        gatewayUrl: () => gatewayUrl,
+        socketPath: resolved.socketPath,
+        defaultDeadlineMs: config.gateway.defaultDeadlineMs,
+        shutdown: () => void close(),
+        budgetReport: async () => {
+          const [views, spend] = await Promise.all([gate.globalView(), gate.sessionSpend()]);
+          const resources = Object.fromEntries(
+            views.map((v) => [
+              v.resource,
+              {
+                limit: v.limit,
+                remaining: v.remaining,
+                used: v.used,
+                resetAt: new Date(v.reset * 1000).toISOString(),
+                reserved: v.reserved,
+                projectedAtReset: v.projectedAtReset,
+              },
+            ]),
+          );
+          const bySession = new Map<string, Record<string, number>>();
+          for (const s of spend) {
+            const spent = bySession.get(s.sessionId) ?? {};
+            spent[s.resource] = s.windowUsed;
+            bySession.set(s.sessionId, spent);
+          }
+          // A session is active when it spent on any resource recently; its share is its weight over
+          // the weights of all active sessions (what max-min fairness gives it under contention).
+          const activeWeights = new Map<string, number>();
+          for (const s of spend) if (s.active) activeWeights.set(s.sessionId, s.weight);
+          const totalWeight = [...activeWeights.values()].reduce((sum, w) => sum + w, 0);
+          return {
+            resources,
+            sessions: [...bySession].map(([id, spent]) => ({
+              id,
+              spent,
+              share: totalWeight > 0 ? (activeWeights.get(id) ?? 0) / totalWeight : 0,
+            })),
+          };
+        },
+        brokerStatus: async () => ({
+          version: BROKER_VERSION,
+          pid: process.pid,
+          uptimeSeconds: Math.round((Date.now() - started) / 1000),
+          gatewayUrl,
+          socket: resolved.socketPath,
+          redis: { url: describeRedisUrl(redisLocation.url), source: redisLocation.source },
+          upstream: upstreamUrl,
+          simulated: config.simulate,
+          sessions: (await store.list()).length,
+          inFlight: gateway.inFlight,
+        }),
+        statsReport: async () => ({ cache: await cache.stats(), inFlight: gateway.inFlight }),
+        observe: (caller, response) =>
+          observe({
+            sessionId: caller.sessionId,
+            resource: response.resource,
+            cache: response.cache,
+            cost: response.cost,
+            waitedMs: response.waitedMs ?? 0,
+          }),
+      }),
+    });
+    await ipc.start();
+    closers.push(() => ipc.close());
+
+    logger.info(
+      {
+        gateway: gatewayUrl,
+        socket: resolved.socketPath,
+        redis: describeRedisUrl(redisLocation.url),
+        upstream: upstreamUrl,
+      },
+      "ao-broker started",
+    );
+
+    return {
+      gatewayUrl,
+      socketPath: resolved.socketPath,
+      upstreamUrl,
+      redis: { url: redisLocation.url, source: redisLocation.source },
+      simulator,
+      config,
+      stopped,
+      close,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
