@@ -62,6 +62,7 @@ export function mergePullRequest(
   pr.closedAt = at;
   pr.mergedBy = options.by ?? world.viewer;
   pr.mergeCommitSha = commit.sha;
+  world.touch(repo, "push", { ref: pr.baseRef });
   world.touch(repo, "pull_request.merged", { number: pr.number }, pr);
   return pr;
 }

@@ -314,11 +314,48 @@ export type RepoSpec = z.output<typeof repoSpecSchema>;
 
 export type SchemaResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
+interface Issue {
+  readonly code: string;
+  readonly message: string;
+  readonly path: readonly PropertyKey[];
+  readonly errors?: readonly (readonly Issue[])[];
+}
+
+/**
+ * Flattens union failures to the branch that got furthest (deepest path), so "ci: a job's
+ * conclusion is invalid" is reported instead of zod's bare "Invalid input" for the union.
+ */
+function flatten(
+  issues: readonly Issue[],
+  prefix: readonly PropertyKey[] = [],
+): { path: PropertyKey[]; message: string }[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors && issue.errors.length > 0) {
+      const depth = (branch: readonly Issue[]) => Math.max(...branch.map((i) => i.path.length));
+      const best = [...issue.errors].sort((a, b) => depth(b) - depth(a))[0] ?? [];
+      return flatten(best, path);
+    }
+    return [{ path, message: issue.message }];
+  });
+}
+
+function formatIssues(issues: readonly Issue[]): string {
+  return flatten(issues)
+    .map(({ path, message }) => {
+      const where = path
+        .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
+        .join("");
+      return where ? `✖ ${message}\n  → at ${where}` : `✖ ${message}`;
+    })
+    .join("\n");
+}
+
 function parseWith<T>(schema: z.ZodType<T>, input: unknown): SchemaResult<T> {
   const result = schema.safeParse(input);
   return result.success
     ? { ok: true, value: result.data }
-    : { ok: false, message: z.prettifyError(result.error) };
+    : { ok: false, message: formatIssues(result.error.issues as unknown as readonly Issue[]) };
 }
 
 export function parseScenario(input: unknown): SchemaResult<ParsedScenario> {

@@ -122,7 +122,7 @@ const REWRITES: readonly Rewrite[] = [
     }),
   },
   {
-    re: /^Field "[^".]*\.?([^"]+)" argument "([^"]+)" of type "([^"]+)" is required, but it was not provided/,
+    re: /^Field "(?:[^"]*\.)?([^".]+)" argument "([^"]+)" of type "([^"]+)" is required, but it was not provided/,
     to: (m) => ({
       message: `Field '${m[1]}' is missing required arguments: ${m[2]}`,
       extensions: { code: "missingRequiredArguments", className: "Field", name: m[1], arguments: m[2] },
