@@ -10,6 +10,7 @@ import { mkdirSync } from "node:fs";
 import { createLogger, type Logger } from "../common/index.js";
 import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
+import { RATE_LIMIT_ALIAS } from "./batch/index.js";
 import { BudgetGate } from "./budget/index.js";
 import { budgetPort } from "./budget-port.js";
 import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
@@ -26,12 +27,13 @@ import { createIpcHandlers } from "./ipc-handlers.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
 import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
 import type { UpstreamPort } from "./pipeline/ports.js";
+import { rateLimitProbe } from "./rate-limit-probe.js";
 import { createRedisClient, describeRedisUrl, type ResolvedRedis, resolveRedis } from "./redis/index.js";
 import { PubSubHub } from "./redis/pubsub-hub.js";
 import { CallerResolver } from "./sessions/caller-resolver.js";
 import { SessionStats } from "./sessions/session-stats.js";
 import { SessionStore } from "./sessions/session-store.js";
-import { UpstreamClient } from "./upstream/index.js";
+import { UpstreamClient, UpstreamQueue } from "./upstream/index.js";
 
 export const BROKER_VERSION = "0.1.0";
 
@@ -142,18 +144,29 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       baseUrl: upstreamUrl,
       token: () => token,
       timeoutMs: config.upstream.timeoutMs,
-      logger,
+      logger: logger.child({ component: "upstream" }),
     });
     closers.push(() => client.close());
+    const queue = new UpstreamQueue({
+      redis: redisLocation.url,
+      prefix,
+      client,
+      logger: logger.child({ component: "queue" }),
+      requestTimeoutMs: config.upstream.timeoutMs,
+      policy: { concurrency: config.queue.concurrency, graphqlRateLimitAlias: RATE_LIMIT_ALIAS },
+    });
+    await queue.start();
+    closers.push(() => queue.close());
     const upstream: UpstreamPort = {
       send: async (request) => {
-        const answer = await client.send({
-          method: request.method,
-          path: request.path,
-          headers: request.headers,
-          body: request.body,
-        });
-        return { status: answer.status, headers: answer.headers, body: answer.body };
+        const result = await queue.submit(request);
+        return {
+          status: result.status,
+          headers: result.headers,
+          body: result.body,
+          queueWaitMs: result.queueWaitMs,
+          graphqlCost: result.graphqlCost,
+        };
       },
     };
 

@@ -6,7 +6,7 @@
 
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
-import { singleRepo, stableStringify } from "../cache/core/graphql-analysis.js";
+import { singleRepo } from "../cache/core/graphql-analysis.js";
 import { restTags, type Tag } from "../cache/core/resource-tags.js";
 import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import type { GraphQLPayload } from "./types.js";
@@ -42,6 +42,8 @@ export interface RequestClass {
   readonly estimatedCost: number;
   /** Costs nothing at GitHub (GET /rate_limit). */
   readonly free: boolean;
+  /** Creates a PR, issue, comment or review: GitHub's content-creation limits apply (80/min, 500/h). */
+  readonly contentCreation: boolean;
   readonly graphql?: GraphQLAnalysis | undefined;
   readonly repo?: { readonly owner: string; readonly name: string } | undefined;
   /** The query failed to parse or names no operation; GitHub answers it with errors. */
@@ -49,6 +51,15 @@ export interface RequestClass {
 }
 
 /** Headers that change what GitHub answers, and so belong to the cache key. */
+/**
+ * Content creation as GitHub's secondary limits count it
+ * (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits).
+ */
+const CREATING_MUTATION =
+  /^(create|add)(PullRequest|Issue|Comment|Discussion|DiscussionComment|PullRequestReview|PullRequestReviewComment|PullRequestReviewThread|Reaction)?/;
+const CREATING_REST =
+  /\/(issues|pulls|comments|reviews|releases|discussions)(\/\d+\/(comments|reviews|replies))?\/?$/;
+
 const VARYING_HEADERS = ["accept", "x-github-api-version", "graphql-features"];
 
 function headerKey(headers: Readonly<Record<string, string>>): string {
@@ -76,6 +87,7 @@ export function classifyRequest(
       writes: [],
       writeNodeIds: [],
       free: false,
+      contentCreation: false,
       reads: [],
     };
     if (!payload) {
@@ -110,6 +122,9 @@ export function classifyRequest(
         cacheKey: "",
         writes: analysis.writes,
         writeNodeIds: analysis.writeNodeIds,
+        contentCreation: analysis.rootFields.some(
+          (f) => CREATING_MUTATION.test(f) && !/Label|Assignee|Reviewer|Star/.test(f),
+        ),
         freshMs: 0,
         estimatedCost: analysis.cost.cost,
         graphql: analysis,
@@ -149,8 +164,7 @@ export function classifyRequest(
     freshMs: read ? policy.restFreshMs : 0,
     estimatedCost: free ? 0 : 1,
     free,
+    contentCreation: input.method === "POST" && CREATING_REST.test(input.path.split("?")[0] ?? ""),
     repo,
   };
 }
-
-export { stableStringify };

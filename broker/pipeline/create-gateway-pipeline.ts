@@ -42,8 +42,5 @@ export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
   ];
   if (deps.batch) layers.push(deps.batch);
   layers.push(budgetLayer(deps.budget));
-  return composeLayers(
-    layers,
-    upstreamHandler({ upstream: deps.upstream, budget: deps.budget, probe: deps.probe }),
-  );
+  return composeLayers(layers, upstreamHandler({ upstream: deps.upstream, probe: deps.probe }));
 }

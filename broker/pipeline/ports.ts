@@ -20,6 +20,8 @@ export interface UpstreamRequest {
   /** Safe to send twice (GETs, GraphQL queries). Writes are never retried blindly. */
   readonly idempotent: boolean;
   readonly mutation: boolean;
+  /** Creates a PR, issue, comment or review: counted against GitHub's content-creation limits. */
+  readonly contentCreation: boolean;
   readonly deadlineAt: number;
 }
 
@@ -29,6 +31,8 @@ export interface UpstreamAnswer {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
   readonly queueWaitMs?: number | undefined;
+  /** Points GitHub reported for a GraphQL query (the injected rateLimit), when the port read it. */
+  readonly graphqlCost?: number | undefined;
 }
 
 export interface UpstreamPort {

@@ -47,6 +47,8 @@ export interface GraphQLAnalysis {
   readonly writeNodeIds: readonly string[];
   readonly introspection: boolean;
   readonly selectsRateLimit: boolean;
+  /** Names of the operation's root fields (for a mutation: which mutations it runs). */
+  readonly rootFields: readonly string[];
   /** Canonical text + variables + operation name: equal for requests GitHub would answer equally. */
   readonly canonicalKey: string;
 }
@@ -225,6 +227,9 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     writeNodeIds: operation.operation === "mutation" ? [...w.ids] : [],
     introspection: w.introspection,
     selectsRateLimit: w.rateLimit,
+    rootFields: operation.selectionSet.selections.flatMap((s) =>
+      s.kind === Kind.FIELD ? [s.name.value] : [],
+    ),
     canonicalKey: `${print(document)}\u0000${stableStringify(variables)}\u0000${operation.name?.value ?? ""}`,
   };
 }
