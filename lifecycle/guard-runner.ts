@@ -4,7 +4,9 @@
  * first) until a PR older than the last walk's newest; when the walk cannot reach it (first walk
  * after start with facts restored, or more changes than `maxRepoPages` pages), every tracked PR
  * of the repository it did not see is refreshed and its PR-less sessions are looked up again.
- * A guard that fails is retried on its next interval; it never fails the cycle.
+ * A guard that fails is retried on its next interval; it never fails the cycle. A rate-limit
+ * answer (429, or a 403 that says "rate limit") stops the cycle's remaining PR guards: they stay
+ * due and lead the next cycle, instead of hammering a limit that is already hit.
  */
 
 import {
@@ -18,6 +20,7 @@ import {
 import { type GuardRequest, type PrGuardState, planGuards, repoPullsPath } from "./core/guard-plan.js";
 import { mapCiState } from "./core/pr-enrichment.js";
 import type { PrFacts } from "./core/pr-facts.js";
+import { asString, dig } from "./core/read-json.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import type { LifecycleContext } from "./lifecycle-context.js";
@@ -29,6 +32,8 @@ export interface GuardRun {
   readonly requests: number;
   readonly notModified: number;
   readonly errors: number;
+  /** A rate limit was hit: the rest of the cycle's PR guards were not sent. */
+  readonly halted: boolean;
   /** PR keys whose guard moved with a real difference → reason. */
   readonly changed: Map<string, string>;
   /** Sessions whose branch got a PR, found in a PR list. */
@@ -37,9 +42,16 @@ export interface GuardRun {
   readonly lookup: Set<string>;
 }
 
+interface RunCounters {
+  requests: number;
+  notModified: number;
+  errors: number;
+  halted: boolean;
+}
+
 async function get(
   ctx: LifecycleContext,
-  run: { requests: number; notModified: number; errors: number },
+  run: RunCounters,
   path: string,
   etag: string | undefined,
 ): Promise<RestConditionalResponse | undefined> {
@@ -53,6 +65,14 @@ async function get(
       ctx.totals.restNotModified += 1;
     } else if (response.status >= 400) {
       run.errors += 1;
+      const message = asString(dig(response.body, "message")) ?? "";
+      if (response.status === 429 || (response.status === 403 && /rate limit/i.test(message))) {
+        run.halted = true;
+        ctx.logger.warn(
+          { path, status: response.status },
+          "lifecycle: rate limited; the remaining guards wait",
+        );
+      }
       ctx.logger.debug({ path, status: response.status }, "lifecycle: guard answered with an error");
     }
     return response;
@@ -98,7 +118,7 @@ function waitingBranches(ctx: LifecycleContext, repo: RepoTrack): Map<string, Se
 
 async function walkRepo(
   ctx: LifecycleContext,
-  run: GuardRun & { requests: number; notModified: number; errors: number },
+  run: GuardRun & RunCounters,
   repo: RepoTrack,
   first: RestConditionalResponse,
 ): Promise<void> {
@@ -155,7 +175,7 @@ async function walkRepo(
 
 async function runOne(
   ctx: LifecycleContext,
-  run: GuardRun & { requests: number; notModified: number; errors: number },
+  run: GuardRun & RunCounters,
   guard: GuardRequest,
   now: number,
 ): Promise<void> {
@@ -219,14 +239,18 @@ export async function runGuards(
     stretch: options.stretch,
     maxRequests: options.maxRequests,
   });
-  const run = {
+  const run: GuardRun & RunCounters = {
     requests: 0,
     notModified: 0,
     errors: 0,
+    halted: false,
     changed: new Map<string, string>(),
     detected: [],
     lookup: new Set<string>(),
   };
-  await mapLimit(guards, ctx.config.restConcurrency, (guard) => runOne(ctx, run, guard, options.now));
+  await mapLimit(guards, ctx.config.restConcurrency, async (guard) => {
+    if (run.halted && guard.kind !== "repo-prs") return;
+    await runOne(ctx, run, guard, options.now);
+  });
   return run;
 }

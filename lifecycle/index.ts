@@ -2,6 +2,11 @@
 // events and webhooks. The broker composes it by implementing LifecyclePorts.
 
 export {
+  createDirectPorts,
+  type DirectPortStats,
+  type DirectPortsOptions,
+} from "./adapters/direct-ports.js";
+export {
   createRedisDeliveryDedupe,
   type RedisDeliveryDedupeOptions,
 } from "./adapters/redis-delivery-dedupe.js";
