@@ -22,137 +22,36 @@ import type { GraphQLSchema } from "graphql";
 import { AoError } from "../../common/index.js";
 import { MAX_NODE_LIMIT, pointsForRequests } from "../../github/index.js";
 import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
-import type { AloneReason } from "./core/alone-reason.js";
+import type {
+  BatchClock,
+  BatchOutcome,
+  BatchSchedulerOptions,
+  BatchSchedulerStats,
+  SubmitOptions,
+  UpstreamGraphQLRequest,
+} from "./batch-types.js";
 import { type BatchClass, DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
 import { shareCost } from "./core/cost-sharing.js";
-import { isJsonObject, type RateLimitData } from "./core/graphql-response.js";
 import { mergeQueries, RATE_LIMIT_ALIAS } from "./core/merge-queries.js";
-import { injectRateLimit, stripRateLimit } from "./core/rate-limit-injection.js";
 import { type RetryReason, splitMergedResponse } from "./core/split-response.js";
 import { judgeUpstreamReply } from "./core/upstream-reply.js";
 import { BatchErrors } from "./errors.js";
 import {
-  type AloneMember,
   type BatchMemberInput,
   DEFAULT_MEMBER_CAPS,
   DocumentAnalysisCache,
   type EligibleMember,
-  type PreparedMember,
   prepareMember,
 } from "./prepare-member.js";
-
-/** One GraphQL POST the batcher asks the broker to send upstream. */
-export interface UpstreamGraphQLRequest {
-  readonly query: string;
-  /** The JSON `variables` member; always an object for merged queries, verbatim for alone ones. */
-  readonly variables: unknown;
-  readonly operationName: string | undefined;
-  /** The highest priority among the members. */
-  readonly priority: PriorityClass;
-  readonly mergeKey: string;
-  /** Headers of the group's first member (same mergeKey ⇒ same relevant headers). */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly memberIds: readonly string[];
-  readonly kind: "merged" | "alone" | "retry";
-}
-
-export interface UpstreamReply {
-  readonly status: number;
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Uint8Array;
-}
-
-export interface BatchResponse {
-  readonly status: number;
-  /** The upstream reply's headers minus content-length and etag (the body was rewritten). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** JSON text: this member's answer. */
-  readonly body: string;
-}
-
-export interface BatchOutcome {
-  readonly response: BatchResponse;
-  /** Points charged to this member: its share of every upstream query it took part in. */
-  readonly costShare: number;
-  /** Where the charge came from: the injected rateLimit, the computed cost, or nothing known. */
-  readonly costSource: "rateLimit" | "computed" | "none";
-  /** True when the answer came out of a merged query. */
-  readonly batched: boolean;
-  /** Members in the query that answered (1 when alone). */
-  readonly batchSize: number;
-  /** Time from submit until the query that answered was sent, ms. */
-  readonly waitedMs: number;
-  /** A merged attempt failed for this member, and it was sent alone. */
-  readonly retriedAlone: boolean;
-  readonly retryReason?: RetryReason | "merged-rejected" | undefined;
-  /** Why this member never joined a batch. */
-  readonly aloneReason?: AloneReason | undefined;
-}
-
-/** Reported once per upstream query, for budget learning and tracing. */
-export interface UpstreamObservation {
-  readonly request: UpstreamGraphQLRequest;
-  readonly status: number;
-  /** The injected rateLimit's answer, when it came back. */
-  readonly rateLimit: RateLimitData | undefined;
-  readonly computedCost: number | undefined;
-}
-
-export interface BatchClock {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export interface SubmitOptions {
-  /** Only members with equal keys share a query. @defaultValue "" */
-  readonly mergeKey?: string | undefined;
-  /** @defaultValue "interactive" */
-  readonly batchClass?: BatchClass | undefined;
-  /** Overrides the class budget, ms. */
-  readonly maxDelayMs?: number | undefined;
-  /** @defaultValue "interactive" */
-  readonly priority?: PriorityClass | undefined;
-  /** Forwarded with the request (the first member's, for a merged query). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-}
-
-export interface BatchSchedulerOptions {
-  /** Sends one GraphQL POST upstream (the broker's upstream queue). */
-  readonly send: (request: UpstreamGraphQLRequest) => Promise<UpstreamReply>;
-  /** GitHub's schema (github/ loadGitHubSchema()). */
-  readonly schema: GraphQLSchema;
-  /** Latency budget per class, ms. @defaultValue DEFAULT_BATCH_BUDGETS_MS */
-  readonly budgetsMs?: Partial<Record<BatchClass, number>> | undefined;
-  /** Members per merged query. @defaultValue 50 */
-  readonly maxMembers?: number | undefined;
-  /** Computed points per merged query. @defaultValue 20 */
-  readonly maxCost?: number | undefined;
-  /** Nodes per merged query. @defaultValue MAX_NODE_LIMIT (500,000) */
-  readonly maxNodes?: number | undefined;
-  /** Add `rateLimit` to every forwarded query to learn its real cost. @defaultValue true */
-  readonly injectRateLimit?: boolean | undefined;
-  /** Called once per upstream query. */
-  readonly observe?: ((observation: UpstreamObservation) => void) | undefined;
-  /** @defaultValue the global timers and Date.now */
-  readonly clock?: BatchClock | undefined;
-}
-
-export interface BatchSchedulerStats {
-  readonly submitted: number;
-  /** Members answered out of a merged query. */
-  readonly batchedMembers: number;
-  /** Members answered by a query of their own (ineligible, partnerless or retried). */
-  readonly aloneMembers: number;
-  readonly retriedAlone: number;
-  readonly mergedQueries: number;
-  readonly upstreamQueries: number;
-  /** Σ real (or computed) points of all upstream queries. */
-  readonly pointsSpent: number;
-  /** Σ computed points the same members would have cost alone. */
-  readonly pointsAlone: number;
-}
+import {
+  type AloneContext,
+  type AloneJob,
+  answerHeaders,
+  bodyText,
+  parseJson,
+  sendAlone,
+  type UpstreamAccount,
+} from "./send-alone.js";
 
 interface Pending {
   readonly member: EligibleMember;
@@ -178,8 +77,15 @@ const defaultClock: BatchClock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
-  const v = value ?? fallback;
+/** Checks one numeric option; `fallback` applies when it is absent. */
+function checked(option: {
+  name: string;
+  value: number | undefined;
+  fallback: number;
+  allowZero?: boolean;
+}): number {
+  const { name, fallback, allowZero = false } = option;
+  const v = option.value ?? fallback;
   if (!Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
     throw new AoError(
       BatchErrors.AO_ERR_BATCH_INVALID_OPTIONS,
@@ -187,26 +93,6 @@ function positive(name: string, value: number | undefined, fallback: number, all
     );
   }
   return v;
-}
-
-function bodyText(body: string | Uint8Array): string {
-  return typeof body === "string" ? body : new TextDecoder().decode(body);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function answerHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (name !== "content-length" && name !== "etag") out[name] = value;
-  }
-  return out;
 }
 
 function highestPriority(members: readonly Pending[]): PriorityClass {
@@ -229,6 +115,7 @@ export class BatchScheduler {
   readonly #open = new Map<string, Group>();
   readonly #analyses = new DocumentAnalysisCache();
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #aloneContext: AloneContext;
   #closed = false;
   #stats = {
     submitted: 0,
@@ -245,14 +132,26 @@ export class BatchScheduler {
     this.#send = options.send;
     this.#schema = options.schema;
     const budgets = { ...DEFAULT_BATCH_BUDGETS_MS, ...options.budgetsMs };
-    for (const [name, value] of Object.entries(budgets)) positive(`budgetsMs.${name}`, value, 0, true);
+    for (const [name, value] of Object.entries(budgets)) {
+      checked({ name: `budgetsMs.${name}`, value, fallback: 0, allowZero: true });
+    }
     this.#budgets = budgets;
-    this.#maxMembers = Math.floor(positive("maxMembers", options.maxMembers, 50));
-    this.#maxCost = positive("maxCost", options.maxCost, DEFAULT_MEMBER_CAPS.maxCost);
-    this.#maxNodes = positive("maxNodes", options.maxNodes, MAX_NODE_LIMIT);
+    this.#maxMembers = Math.floor(checked({ name: "maxMembers", value: options.maxMembers, fallback: 50 }));
+    this.#maxCost = checked({
+      name: "maxCost",
+      value: options.maxCost,
+      fallback: DEFAULT_MEMBER_CAPS.maxCost,
+    });
+    this.#maxNodes = checked({ name: "maxNodes", value: options.maxNodes, fallback: MAX_NODE_LIMIT });
     this.#inject = options.injectRateLimit ?? true;
     this.#observe = options.observe;
     this.#clock = options.clock ?? defaultClock;
+    this.#aloneContext = {
+      send: this.#send,
+      injectRateLimit: this.#inject,
+      now: () => this.#clock.now(),
+      account: (entry) => this.#account(entry),
+    };
   }
 
   stats(): BatchSchedulerStats {
@@ -277,8 +176,7 @@ export class BatchScheduler {
     });
     this.#stats.submitted += 1;
     this.#stats.pointsAlone += member.cost ?? 0;
-    if (!member.eligible)
-      return this.#track(this.#sendAlone(member, options, submittedAt, { kind: "alone" }));
+    if (!member.eligible) return this.#track(this.#alone({ member, options, submittedAt, kind: "alone" }));
 
     const budget = options.maxDelayMs ?? this.#budgets[options.batchClass ?? "interactive"];
     const deadline = submittedAt + Math.max(0, Number.isFinite(budget) ? budget : 0);
@@ -375,7 +273,10 @@ export class BatchScheduler {
     if (members.length === 1) {
       const [only] = members as [Pending];
       only.resolve(
-        await this.#sendAlone(only.member, only.options, only.submittedAt, {
+        await this.#alone({
+          member: only.member,
+          options: only.options,
+          submittedAt: only.submittedAt,
           kind: "alone",
           reason: "no-partner",
         }),
@@ -418,7 +319,13 @@ export class BatchScheduler {
     const split = verdict === "ok" ? splitMergedResponse(merged, json) : undefined;
     const realCost = split?.rateLimit?.cost;
     const mergedCost = realCost ?? (verdict === "ok" ? computed : 0);
-    this.#account(request, reply.status, split?.rateLimit, computed, mergedCost);
+    this.#account({
+      request,
+      status: reply.status,
+      rateLimit: split?.rateLimit,
+      computedCost: computed,
+      spent: mergedCost,
+    });
     const shares = shareCost(mergedCost, requests).points;
     const costSource = realCost !== undefined ? "rateLimit" : verdict === "ok" ? "computed" : "none";
 
@@ -479,7 +386,12 @@ export class BatchScheduler {
     await Promise.all(
       members.map(async (p, i) => {
         try {
-          const outcome = await this.#sendAlone(p.member, p.options, p.submittedAt, { kind: "retry" });
+          const outcome = await this.#alone({
+            member: p.member,
+            options: p.options,
+            submittedAt: p.submittedAt,
+            kind: "retry",
+          });
           p.resolve({
             ...outcome,
             costShare: outcome.costShare + (shares[i] ?? 0),
@@ -493,73 +405,20 @@ export class BatchScheduler {
     );
   }
 
-  async #sendAlone(
-    member: PreparedMember,
-    options: SubmitOptions,
-    submittedAt: number,
-    how: { kind: "alone" | "retry"; reason?: AloneReason },
-  ): Promise<BatchOutcome> {
-    this.#stats.aloneMembers += 1;
-    const aloneReason = how.reason ?? (member.eligible ? undefined : (member as AloneMember).reason);
-    const injection = this.#inject
-      ? injectRateLimit(member.source, { operationName: member.operationName })
-      : undefined;
-    const base = {
-      variables: member.variables,
-      operationName: member.operationName,
-      priority: options.priority ?? "interactive",
-      mergeKey: options.mergeKey ?? "",
-      headers: options.headers ?? {},
-      memberIds: [member.id],
-      kind: how.kind,
-    } as const;
-    const sentAt = this.#clock.now();
-    let request: UpstreamGraphQLRequest = { ...base, query: injection?.query ?? member.source };
-    let reply = await this.#send(request);
-    let text = bodyText(reply.body);
-    let json = parseJson(text);
-    let body = text;
-    let rateLimit: RateLimitData | undefined;
-    if (injection && json !== undefined) {
-      const stripped = stripRateLimit(injection, json);
-      if (stripped.injectionRefused) {
-        // GitHub refused the text we added (e.g. a GHES without rateLimit): resend it untouched.
-        this.#account(request, reply.status, undefined, member.cost, 0);
-        request = { ...base, query: member.source };
-        reply = await this.#send(request);
-        text = bodyText(reply.body);
-        json = parseJson(text);
-        body = text;
-      } else {
-        body = JSON.stringify(stripped.body);
-        rateLimit = stripped.rateLimit;
-      }
-    }
-    const answered = reply.status === 200 && isJsonObject(json) && isJsonObject(json.data);
-    const cost = rateLimit?.cost ?? (answered ? member.cost : undefined);
-    this.#account(request, reply.status, rateLimit, member.cost, cost ?? 0);
-    return {
-      response: { status: reply.status, headers: answerHeaders(reply.headers), body },
-      costShare: cost ?? 0,
-      costSource: rateLimit ? "rateLimit" : cost !== undefined ? "computed" : "none",
-      batched: false,
-      batchSize: 1,
-      waitedMs: sentAt - submittedAt,
-      retriedAlone: false,
-      aloneReason,
-    };
+  #account(entry: UpstreamAccount): void {
+    this.#stats.upstreamQueries += 1;
+    if (entry.request.kind === "merged") this.#stats.mergedQueries += 1;
+    this.#stats.pointsSpent += entry.spent;
+    this.#observe?.({
+      request: entry.request,
+      status: entry.status,
+      rateLimit: entry.rateLimit,
+      computedCost: entry.computedCost,
+    });
   }
 
-  #account(
-    request: UpstreamGraphQLRequest,
-    status: number,
-    rateLimit: RateLimitData | undefined,
-    computedCost: number | undefined,
-    spent: number,
-  ): void {
-    this.#stats.upstreamQueries += 1;
-    if (request.kind === "merged") this.#stats.mergedQueries += 1;
-    this.#stats.pointsSpent += spent;
-    this.#observe?.({ request, status, rateLimit, computedCost });
+  #alone(job: AloneJob): Promise<BatchOutcome> {
+    this.#stats.aloneMembers += 1;
+    return sendAlone(this.#aloneContext, job);
   }
 }

@@ -4,18 +4,18 @@
  * decides when a group of queries leaves.
  */
 
-export {
-  type BatchClock,
-  type BatchOutcome,
-  type BatchResponse,
-  BatchScheduler,
-  type BatchSchedulerOptions,
-  type BatchSchedulerStats,
-  type SubmitOptions,
-  type UpstreamGraphQLRequest,
-  type UpstreamObservation,
-  type UpstreamReply,
-} from "./batch-scheduler.js";
+export { BatchScheduler } from "./batch-scheduler.js";
+export type {
+  BatchClock,
+  BatchOutcome,
+  BatchResponse,
+  BatchSchedulerOptions,
+  BatchSchedulerStats,
+  SubmitOptions,
+  UpstreamGraphQLRequest,
+  UpstreamObservation,
+  UpstreamReply,
+} from "./batch-types.js";
 export { ALONE_REASONS, type AloneReason } from "./core/alone-reason.js";
 export {
   BATCH_CLASSES,

@@ -1,0 +1,124 @@
+/**
+ * The batcher's public types: what it asks the broker to send upstream, what it gets back, and
+ * what each caller receives. Kept apart from the scheduler so adapters can depend on the shapes
+ * without the machinery.
+ */
+import type { GraphQLSchema } from "graphql";
+import type { PriorityClass } from "../pipeline/types.js";
+import type { AloneReason } from "./core/alone-reason.js";
+import type { BatchClass } from "./core/batch-class.js";
+import type { RateLimitData } from "./core/graphql-response.js";
+import type { RetryReason } from "./core/split-response.js";
+
+/** One GraphQL POST the batcher asks the broker to send upstream. */
+export interface UpstreamGraphQLRequest {
+  readonly query: string;
+  /** The JSON `variables` member; always an object for merged queries, verbatim for alone ones. */
+  readonly variables: unknown;
+  readonly operationName: string | undefined;
+  /** The highest priority among the members. */
+  readonly priority: PriorityClass;
+  readonly mergeKey: string;
+  /** Headers of the group's first member (same mergeKey ⇒ same relevant headers). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly memberIds: readonly string[];
+  readonly kind: "merged" | "alone" | "retry";
+}
+
+export interface UpstreamReply {
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array;
+}
+
+export interface BatchResponse {
+  readonly status: number;
+  /** The upstream reply's headers minus content-length and etag (the body was rewritten). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text: this member's answer. */
+  readonly body: string;
+}
+
+export interface BatchOutcome {
+  readonly response: BatchResponse;
+  /** Points charged to this member: its share of every upstream query it took part in. */
+  readonly costShare: number;
+  /** Where the charge came from: the injected rateLimit, the computed cost, or nothing known. */
+  readonly costSource: "rateLimit" | "computed" | "none";
+  /** True when the answer came out of a merged query. */
+  readonly batched: boolean;
+  /** Members in the query that answered (1 when alone). */
+  readonly batchSize: number;
+  /** Time from submit until the query that answered was sent, ms. */
+  readonly waitedMs: number;
+  /** A merged attempt failed for this member, and it was sent alone. */
+  readonly retriedAlone: boolean;
+  readonly retryReason?: RetryReason | "merged-rejected" | undefined;
+  /** Why this member never joined a batch. */
+  readonly aloneReason?: AloneReason | undefined;
+}
+
+/** Reported once per upstream query, for budget learning and tracing. */
+export interface UpstreamObservation {
+  readonly request: UpstreamGraphQLRequest;
+  readonly status: number;
+  /** The injected rateLimit's answer, when it came back. */
+  readonly rateLimit: RateLimitData | undefined;
+  readonly computedCost: number | undefined;
+}
+
+export interface BatchClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface SubmitOptions {
+  /** Only members with equal keys share a query. @defaultValue "" */
+  readonly mergeKey?: string | undefined;
+  /** @defaultValue "interactive" */
+  readonly batchClass?: BatchClass | undefined;
+  /** Overrides the class budget, ms. */
+  readonly maxDelayMs?: number | undefined;
+  /** @defaultValue "interactive" */
+  readonly priority?: PriorityClass | undefined;
+  /** Forwarded with the request (the first member's, for a merged query). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface BatchSchedulerOptions {
+  /** Sends one GraphQL POST upstream (the broker's upstream queue). */
+  readonly send: (request: UpstreamGraphQLRequest) => Promise<UpstreamReply>;
+  /** GitHub's schema (github/ loadGitHubSchema()). */
+  readonly schema: GraphQLSchema;
+  /** Latency budget per class, ms. @defaultValue DEFAULT_BATCH_BUDGETS_MS */
+  readonly budgetsMs?: Partial<Record<BatchClass, number>> | undefined;
+  /** Members per merged query. @defaultValue 50 */
+  readonly maxMembers?: number | undefined;
+  /** Computed points per merged query. @defaultValue 20 */
+  readonly maxCost?: number | undefined;
+  /** Nodes per merged query. @defaultValue MAX_NODE_LIMIT (500,000) */
+  readonly maxNodes?: number | undefined;
+  /** Add `rateLimit` to every forwarded query to learn its real cost. @defaultValue true */
+  readonly injectRateLimit?: boolean | undefined;
+  /** Called once per upstream query. */
+  readonly observe?: ((observation: UpstreamObservation) => void) | undefined;
+  /** @defaultValue the global timers and Date.now */
+  readonly clock?: BatchClock | undefined;
+}
+
+export interface BatchSchedulerStats {
+  readonly submitted: number;
+  /** Members answered out of a merged query. */
+  readonly batchedMembers: number;
+  /** Members answered by a query of their own (ineligible, partnerless or retried). */
+  readonly aloneMembers: number;
+  readonly retriedAlone: number;
+  readonly mergedQueries: number;
+  readonly upstreamQueries: number;
+  /** Σ real (or computed) points of all upstream queries. */
+  readonly pointsSpent: number;
+  /** Σ computed points the same members would have cost alone. */
+  readonly pointsAlone: number;
+}
