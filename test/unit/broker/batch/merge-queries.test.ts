@@ -165,6 +165,22 @@ fragment Q on Query { repository(owner: "o", name: "r") { name } }`;
     });
   });
 
+  describe("when a member's document holds several operations", () => {
+    it("merges only the named operation and the fragments it uses", async () => {
+      const query = `mutation M { addStar(input: {starrableId: "x"}) { starrable { ...S } } }
+query Q($o: String!) { repository(owner: $o, name: "r") { ...R } }
+fragment S on Starrable { stargazerCount }
+fragment R on Repository { name }`;
+      const { merged } = await expectSplitEqualsAlone([
+        { query, variables: { o: "a" }, operationName: "Q" },
+        { query: "{ viewer { login } }" },
+      ]);
+      expect(merged.query).not.toContain("addStar");
+      expect(merged.query).not.toContain("stargazerCount");
+      expect(merged.fragmentCount).toBe(1);
+    });
+  });
+
   describe("when members use variables", () => {
     const query = `query($states: [IssueState!] = OPEN, $n: Int = 3) {
   repository(owner: "o", name: "r") { issues(first: $n, states: $states) { totalCount nodes { number } } }
