@@ -82,7 +82,6 @@ export const SpanNames = {
   LIFECYCLE_CYCLE: "ao.lifecycle.cycle",
   LIFECYCLE_GUARD: "ao.lifecycle.guard",
   LIFECYCLE_BATCH: "ao.lifecycle.batch",
-  QUEUE_WAIT: "ao.queue.wait",
 } as const;
 
 /** How an answer was served; mirrors the gateway's x-ao-broker-cache values. */

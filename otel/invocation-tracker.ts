@@ -187,7 +187,7 @@ export class InvocationTracker {
     if (entry !== undefined) entry.summary = addResponse(entry.summary, response);
   }
 
-  /** Ends the invocation; returns its AO trace row (also appended to the sink when there is one). */
+  /** Ends the invocation; returns the AO trace row appended to the sink (undefined without a sink). */
   end(invocationId: string, exit: InvocationExit): AoTraceRow | undefined {
     const entry = this.#entries.get(invocationId);
     if (entry === undefined) return undefined;
@@ -214,7 +214,7 @@ export class InvocationTracker {
     this.#finish(entry, {}, reason);
   }
 
-  #finish(entry: Entry, exit: InvocationExit, abandonedBecause: string | undefined): AoTraceRow {
+  #finish(entry: Entry, exit: InvocationExit, abandonedBecause: string | undefined): AoTraceRow | undefined {
     const now = this.#now();
     const durationMs = exit.durationMs ?? Math.max(0, now - entry.startedAt);
     const failed = abandonedBecause !== undefined || exit.exitCode !== 0 || exit.signal !== undefined;
@@ -244,6 +244,8 @@ export class InvocationTracker {
       entry.operation,
       abandonedBecause !== undefined ? "abandoned" : failed ? "error" : "ok",
     );
+    const sink = this.#sink;
+    if (sink === undefined) return undefined;
     const row = buildAoTraceRow({
       component: this.#component,
       finishedAt: entry.startedAt + durationMs,
@@ -261,7 +263,7 @@ export class InvocationTracker {
       requests: entry.summary,
       secrets: this.#secrets(),
     });
-    this.#sink?.append(row);
+    sink.append(row);
     return row;
   }
 }
