@@ -93,6 +93,7 @@ export function searchIssuesRoute(ctx: RestContext): RestResult {
     body: {
       total_count: results.length,
       incomplete_results: false,
+      search_type: "lexical",
       items: page.items.map(({ repo, item }) => ({ ...issueShape(ctx.shape, repo, item), score: 1 })),
     },
   };
