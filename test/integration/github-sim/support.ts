@@ -24,7 +24,12 @@ function parse<T>(text: string): T {
 export async function rest<T = unknown>(
   sim: RunningSimulator,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; token?: string | null } = {},
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    token?: string | null | undefined;
+  } = {},
 ): Promise<Reply<T>> {
   const token = init.token === undefined ? sim.token : init.token;
   const res = await fetch(`${sim.url}${path}`, {
