@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { createLogger, type Logger } from "../common/index.js";
 import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
-import { RATE_LIMIT_ALIAS } from "./batch/index.js";
+import { BatchScheduler, RATE_LIMIT_ALIAS, RepeatTracker } from "./batch/index.js";
 import { BudgetGate } from "./budget/index.js";
 import { budgetPort } from "./budget-port.js";
 import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
@@ -24,6 +24,7 @@ import {
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
+import { batchLayer } from "./pipeline/batch-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
 import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
 import type { UpstreamPort } from "./pipeline/ports.js";
@@ -177,7 +178,23 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     };
     const classify = (input: Parameters<typeof classifyRequest>[0]) =>
       classifyRequest(input, analyzer, policy);
+    const schema = loadGitHubSchema();
+    const batch = config.batching.enabled
+      ? batchLayer({
+          repeats: new RepeatTracker(),
+          createScheduler: (send) =>
+            new BatchScheduler({
+              send,
+              schema,
+              budgetsMs: config.batching.latencyBudgetMs,
+              maxMembers: config.batching.maxMembers,
+              maxCost: config.batching.maxCost,
+            }),
+          onScheduler: (scheduler) => closers.push(() => scheduler.close({ flush: true })),
+        })
+      : undefined;
     const pipeline = createGatewayPipeline({
+      batch,
       cache,
       budget,
       upstream,

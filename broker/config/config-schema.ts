@@ -146,6 +146,35 @@ export const configSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  batching: z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe("Merge compatible GraphQL queries from different sessions into one aliased query."),
+      latencyBudgetMs: z
+        .strictObject({
+          interactive: ms
+            .default(5)
+            .describe("How long a first-time interactive query may wait for partners."),
+          repeat: ms
+            .default(1500)
+            .describe("A query the same session sent within the last minute (a polling loop)."),
+          watch: ms.default(2000).describe("Watch loops: gh pr checks --watch, gh run watch."),
+          lifecycle: ms.default(5000).describe("The lifecycle poller's queries."),
+          background: ms.default(2000).describe("Background work."),
+        })
+        .prefault({}),
+      maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),
+      maxCost: z
+        .number()
+        .int()
+        .min(1)
+        .max(500)
+        .default(20)
+        .describe("Largest computed point cost of a merged query."),
+    })
+    .prefault({}),
   queue: z
     .strictObject({
       concurrency: z

@@ -124,10 +124,12 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
         remoteWaiters.set(hashed, set);
       }
       set.add(finish);
+      // The lock vanishing without an answer means the leader died (or finished just as we joined):
+      // allow the message a moment to arrive, then lead ourselves.
       const poll = setInterval(() => {
         shared.redis.exists(lockKey).then(
           (exists) => {
-            if (!exists) finish(undefined);
+            if (!exists) setTimeout(() => finish(undefined), 50);
           },
           () => undefined,
         );
@@ -139,16 +141,15 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     });
   };
 
+  // Publish before releasing the lock: a follower that sees the lock gone must be able to assume
+  // the answer, if there was one for it, has already been sent.
   const publish = async (hashed: string, answer: PublishedAnswer) => {
     if (!shared) return;
     const lockKey = `${shared.prefix}:inflight:${hashed}`;
     try {
-      const [[, waiters]] = (await shared.redis
-        .multi()
-        .get(`${lockKey}:w`)
-        .del(lockKey, `${lockKey}:w`)
-        .exec()) as [[unknown, string | null]];
+      const waiters = await shared.redis.get(`${lockKey}:w`);
       if (Number(waiters ?? 0) > 0) await shared.redis.publish(channel, JSON.stringify(answer));
+      await shared.redis.del(lockKey, `${lockKey}:w`);
     } catch (error) {
       options.logger.debug({ err: error }, "coalescing publish failed; remote followers will go upstream");
     }

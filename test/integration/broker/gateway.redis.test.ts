@@ -409,7 +409,8 @@ describe("two brokers on one Redis", () => {
       const { token } = await a.store.open({ id: "s1", repo: "acme/widgets" });
       const headers = { authorization: `token ${token}` };
       const first = rawRequest(a.port, { path: PR1, headers });
-      await new Promise((r) => setTimeout(r, 50));
+      // The others arrive while the leader's upstream call is in flight.
+      while (upstream.count(PR1) === 0) await new Promise((r) => setTimeout(r, 5));
       const others = await Promise.all(
         Array.from({ length: 10 }, (_, i) => rawRequest((i % 2 ? a : b).port, { path: PR1, headers })),
       );

@@ -1,0 +1,157 @@
+/**
+ * Cross-session GraphQL batching in the pipeline (the scheduler and merger are broker/batch's).
+ * A GraphQL query that missed the cache waits, within its latency budget, for compatible queries
+ * from other sessions; the group goes upstream as ONE aliased query and each caller gets exactly
+ * its own answer, labelled BATCHED, charged its share of the real cost.
+ *
+ * The latency budget depends on who is asking (broker/batch chooseBatchClass): a first-time
+ * interactive read waits a few ms, a repeat or a watch loop (`gh pr checks --watch`) up to ~2 s,
+ * the lifecycle poller up to its cycle. What the scheduler sends goes down the rest of the
+ * pipeline (budget, upstream queue) as one request whose cost is shared by every session in it,
+ * coalesced followers of each member included.
+ */
+import { randomUUID } from "node:crypto";
+import type { BatchScheduler, RepeatTracker, UpstreamGraphQLRequest, UpstreamReply } from "../batch/index.js";
+import { chooseBatchClass } from "../batch/index.js";
+import type { RequestClass } from "./classify.js";
+import type { Caller, CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
+
+export interface BatchLayerOptions {
+  /** Builds the scheduler around the layer's `send` (which runs the rest of the pipeline). */
+  readonly createScheduler: (
+    send: (request: UpstreamGraphQLRequest) => Promise<UpstreamReply>,
+  ) => BatchScheduler;
+  readonly repeats: RepeatTracker;
+  /** Receives the scheduler once built, e.g. so the composition root can close it. */
+  readonly onScheduler?: (scheduler: BatchScheduler) => void;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+interface Member {
+  readonly request: GhRequest;
+  /** Computed requests (github/ cost): the basis of this member's share. */
+  readonly basis: number;
+}
+
+/** Only members whose answers GitHub would shape alike may share a query. */
+function mergeKey(headers: Readonly<Record<string, string>>): string {
+  return `${headers.accept ?? ""}\u0000${headers["graphql-features"] ?? ""}\u0000${headers["x-github-api-version"] ?? ""}`;
+}
+
+function syntheticClass(members: readonly Member[]): RequestClass {
+  return {
+    kind: "graphql-query",
+    resource: "graphql",
+    cacheable: false,
+    cacheKey: "",
+    reads: [],
+    writes: [],
+    writeNodeIds: [],
+    freshMs: 0,
+    estimatedCost: Math.max(1, Math.round(members.reduce((sum, m) => sum + m.basis, 0) / 100)),
+    free: false,
+    contentCreation: false,
+  };
+}
+
+export function batchLayer(options: BatchLayerOptions): Layer {
+  const now = options.now ?? Date.now;
+  return (next: Handler) => {
+    const members = new Map<string, Member>();
+
+    const send = async (upstream: UpstreamGraphQLRequest): Promise<UpstreamReply> => {
+      const group = upstream.memberIds
+        .map((id) => members.get(id))
+        .filter((m): m is Member => m !== undefined);
+      const first = group[0]?.request;
+      if (!first) throw new Error("batch: a query with no known member");
+      // Everyone who will read this answer shares its cost: each member, split among its own coalesced followers.
+      const sharing: CostSharing = { participants: [] };
+      for (const member of group) {
+        const participants = member.request.sharing?.participants ?? [
+          { sessionId: member.request.caller.sessionId, basis: 1 },
+        ];
+        const weight = participants.reduce((sum, p) => sum + p.basis, 0) || 1;
+        for (const p of participants)
+          sharing.participants.push({ sessionId: p.sessionId, basis: (member.basis * p.basis) / weight });
+      }
+      const payload: Record<string, unknown> = { query: upstream.query, variables: upstream.variables ?? {} };
+      if (upstream.operationName) payload.operationName = upstream.operationName;
+      const caller: Caller = first.caller;
+      const request: GhRequest = {
+        id: randomUUID(),
+        method: "POST",
+        path: "/graphql",
+        headers: { ...upstream.headers, "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(payload)),
+        graphql: {
+          query: upstream.query,
+          variables: (upstream.variables ?? {}) as Record<string, unknown>,
+          operationName: upstream.operationName,
+        },
+        caller,
+        classification: syntheticClass(group),
+        priority: upstream.priority,
+        deadlineAt: Math.min(...group.map((m) => m.request.deadlineAt)),
+        allowStale: false,
+        receivedAt: now(),
+        sharing,
+      };
+      const response = await next(request);
+      return { status: response.status, headers: response.headers, body: response.body };
+    };
+
+    const scheduler = options.createScheduler(send);
+    options.onScheduler?.(scheduler);
+
+    return async (request: GhRequest): Promise<GhResponse> => {
+      const c = request.classification;
+      if (c.kind !== "graphql-query" || !request.graphql) return next(request);
+      const repeat = options.repeats.observe(
+        {
+          sessionId: request.caller.sessionId,
+          query: request.graphql.query,
+          variables: request.graphql.variables,
+          operationName: request.graphql.operationName,
+        },
+        now(),
+      );
+      members.set(request.id, { request, basis: Math.max(1, c.graphql?.cost.requests ?? 1) });
+      try {
+        const outcome = await scheduler.submit(
+          {
+            id: request.id,
+            query: request.graphql.query,
+            variables: request.graphql.variables,
+            operationName: request.graphql.operationName,
+          },
+          {
+            mergeKey: mergeKey(request.headers),
+            batchClass: chooseBatchClass({
+              priority: request.priority,
+              command: request.caller.command,
+              repeat,
+            }),
+            priority: request.priority,
+            headers: request.headers,
+          },
+        );
+        const cost = Math.round(outcome.costShare * 1000) / 1000;
+        return {
+          status: outcome.response.status,
+          headers: outcome.response.headers,
+          body: Buffer.from(outcome.response.body),
+          cache: outcome.batched && outcome.batchSize > 1 ? "BATCHED" : c.cacheable ? "MISS" : "BYPASS",
+          cost,
+          upstreamCost: cost,
+          resource: "graphql",
+          waitedMs: outcome.waitedMs,
+          sharedBy: outcome.batchSize,
+        };
+      } finally {
+        members.delete(request.id);
+      }
+    };
+  };
+}
