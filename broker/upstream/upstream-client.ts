@@ -139,8 +139,10 @@ export class UpstreamClient {
       connections: options.connections ?? 64,
       keepAliveTimeout: 30_000,
       connect: { timeout: connectTimeout },
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
+      // The per-request AbortSignal bounds the whole exchange; undici's own timers would cut
+      // a request short of the timeout its caller asked for.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     this.#request = octokitRequest.defaults({
       baseUrl: this.baseUrl,
@@ -221,7 +223,7 @@ export class UpstreamClient {
     const detail = scrubSecrets(raw, secrets).slice(0, 300);
     const where = `${req.method} ${req.path.split("?")[0]}`;
     this.#logger.debug({ codes, where, timedOut }, "upstream request failed");
-    if (timedOut) {
+    if (timedOut || codes.includes("UND_ERR_HEADERS_TIMEOUT") || codes.includes("UND_ERR_BODY_TIMEOUT")) {
       return new AoError(UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT, `upstream ${where}: no answer in time`, {
         httpStatus: 504,
         data: { sent: "unknown", codes },

@@ -12,6 +12,8 @@ export interface UpstreamKeys {
   points(endpoint: string): string;
   readonly contentPerMinute: string;
   readonly contentPerHour: string;
+  /** Epoch ms of the last mutation sent (spaceOut-1.lua). */
+  readonly lastMutation: string;
   /** ZSET "<lane>:<jobId>" → when to promote it. */
   readonly aging: string;
   readonly agingLock: string;
@@ -33,6 +35,7 @@ export function upstreamKeys(prefix: string): UpstreamKeys {
     points: (endpoint) => `${tag}:points:${endpoint}`,
     contentPerMinute: `${tag}:content:minute`,
     contentPerHour: `${tag}:content:hour`,
+    lastMutation: `${tag}:mutation:last`,
     aging: `${tag}:aging`,
     agingLock: `${tag}:aging:lock`,
     started: (jobId) => `${tag}:started:${jobId}`,

@@ -129,6 +129,19 @@ export function createProcessor(deps: ProcessorDeps) {
     return h.until;
   };
 
+  /** Waits until the last mutation (any broker) was sent at least mutationSpacingMs ago. */
+  const spaceOut = async (): Promise<void> => {
+    for (;;) {
+      const r = (await deps.scripts.run(
+        "spaceOut",
+        [keys.lastMutation],
+        [0, policy.mutationSpacingMs],
+      )) as string[];
+      if (r[0] === "0") return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Number(r[1]) - Number(r[2]))));
+    }
+  };
+
   const retryOrAnswer = (job: Job<UpstreamJobData>, why: string): RetryableUpstreamError | undefined => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.data.lane === "writes" ? policy.writeAttempts : policy.readAttempts;
@@ -205,6 +218,7 @@ export function createProcessor(deps: ProcessorDeps) {
       throw new DelayedError();
     }
 
+    if (data.mutation) await spaceOut();
     if (data.lane === "writes") {
       const ttl = Math.max(0, data.deadlineAt - Date.now()) + 600_000;
       const fresh = await redis.set(keys.started(id), deps.instanceId, "PX", ttl, "NX");

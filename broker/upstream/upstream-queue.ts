@@ -83,6 +83,13 @@ export interface UpstreamQueueStats {
 
 const LANES: readonly Lane[] = ["reads", "writes"];
 const BACKOFF_TYPE = "ao-upstream";
+/**
+ * How long an idle worker sleeps in one go while the queue is paused. BullMQ's default (30 s)
+ * also bounds how long Worker.close() can hang when it races a pause (the sleep it starts after
+ * close() began is not cancelled), so shutdown during a minute-long secondary-limit pause would
+ * stall; one second costs one Redis call per worker per second of pause.
+ */
+const PAUSE_RECHECK_MS = 1_000;
 
 function httpStatusOf(code: string): number {
   if (code === UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT || code === UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)
@@ -147,7 +154,7 @@ export class UpstreamQueue {
     this.#sub = createRedisClient(this.#options.redis, {
       connectionName: `aob:upstream:${this.instanceId}:sub`,
     });
-    const scripts = new LuaScripts(redis, ["takePace-5.lua", "holdUntil-1.lua"]);
+    const scripts = new LuaScripts(redis, ["takePace-5.lua", "holdUntil-1.lua", "spaceOut-1.lua"]);
     this.#replies = new ReplyChannel({
       redis,
       subscriber: this.#sub,
@@ -195,6 +202,7 @@ export class UpstreamQueue {
               : { max: 1, duration: policy.mutationSpacingMs },
           // A read whose broker died is simply run again; a write never is.
           maxStalledCount: lane === "writes" ? 0 : 1,
+          maximumRateLimitDelay: PAUSE_RECHECK_MS,
           lockDuration: policy.lockDurationMs,
           stalledInterval: policy.stalledIntervalMs,
           removeOnComplete: policy.keepCompleted,
@@ -446,7 +454,8 @@ export class UpstreamQueue {
       for (const member of due) {
         const [lane, id] = member.split(":") as [Lane, string];
         try {
-          await this.#queue(lane).getBackend().changePriority(id, AGED_PRIORITY);
+          // lifo: the aged job goes to the front of the top priority, ahead of queued lifecycle work.
+          await this.#queue(lane).getBackend().changePriority(id, AGED_PRIORITY, true);
         } catch {
           // finished or removed meanwhile
         }

@@ -53,14 +53,14 @@ export class QueueHarness {
     policy: UpstreamPolicyInput = {},
     options: Partial<UpstreamQueueOptions> & { timeoutMs?: number } = {},
   ): Promise<UpstreamQueue> {
-    const workers = options.workers ?? true;
+    const { timeoutMs = 2_000, ...rest } = options;
+    const workers = rest.workers ?? true;
     const queue = await UpstreamQueue.create({
       redis: this.redis.url,
       prefix: this.prefix,
-      ...(workers
-        ? { client: options.client ?? this.client({ timeoutMs: options.timeoutMs ?? 2_000 }) }
-        : {}),
-      ...options,
+      requestTimeoutMs: timeoutMs,
+      ...(workers ? { client: rest.client ?? this.client({ timeoutMs }) } : {}),
+      ...rest,
       workers,
       policy: { ...FAST_POLICY, ...policy },
     });

@@ -1,0 +1,220 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createRedisClient } from "../../../../broker/redis/index.js";
+import { LuaScripts } from "../../../../broker/redis/lua-scripts.js";
+import { UpstreamErrors } from "../../../../broker/upstream/index.js";
+import { isAoError } from "../../../../common/index.js";
+import { startTestRedis, type TestRedis } from "../../../support/redis.js";
+import { FakeUpstream } from "./fake-upstream.js";
+import { get, post, QueueHarness, sleep } from "./queue-harness.js";
+
+let redis: TestRedis;
+let fake: FakeUpstream;
+let h: QueueHarness;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+beforeEach(async () => {
+  fake = await FakeUpstream.start();
+  h = new QueueHarness(redis, fake);
+});
+afterEach(async () => {
+  await h.close();
+  await fake.close();
+});
+
+const SECONDARY = {
+  status: 403,
+  headers: { "retry-after": "1", "content-type": "application/json" },
+  body: '{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}',
+};
+
+describe("GitHub's limits in the upstream queue", () => {
+  describe("when GitHub answers with a secondary limit and retry-after: 1", () => {
+    it("pauses ALL traffic once, sends nothing during the pause, then the job succeeds", async () => {
+      fake.route("GET", "/a", [SECONDARY, { body: '{"ok":true}' }]);
+      fake.route("GET", "/b", { body: "{}" });
+      const q = await h.queue({ concurrency: 2 });
+      const first = q.submit(get("/a"));
+      await sleep(100);
+      const others = [q.submit(get("/b")), q.submit(get("/b")), q.submit(post("/c"))];
+      fake.route("POST", "/c", { status: 201, body: "{}" });
+      const r = await first;
+      await Promise.all(others);
+
+      expect(r.status).toBe(200);
+      expect(r.body.toString()).toBe('{"ok":true}');
+      expect(fake.count("GET", "/a")).toBe(2);
+      const refusedAt = fake.hits[0]!.at;
+      const during = fake.hits.slice(1).filter((hit) => hit.at < refusedAt + 950);
+      expect(during).toEqual([]);
+      const stats = await q.stats();
+      expect(stats.pausesStarted).toBe(1);
+      expect(stats.pausesStartedAllBrokers).toBe(1);
+    });
+
+    it("pauses a second broker's workers too", async () => {
+      fake.route("GET", "/a", [SECONDARY, { body: "{}" }]);
+      fake.route("GET", "/b", { body: "{}" });
+      const a = await h.queue({ concurrency: 2 });
+      const b = await h.queue({ concurrency: 2 });
+      const first = a.submit(get("/a"));
+      await sleep(100);
+      await Promise.all([b.submit(get("/b")), b.submit(get("/b")), first]);
+      const refusedAt = fake.hits[0]!.at;
+      expect(fake.hits.slice(1).filter((hit) => hit.at < refusedAt + 950)).toEqual([]);
+    });
+
+    it("sends a refused write again after the pause: GitHub did not perform it", async () => {
+      fake.route("POST", "/repos/a/b/issues", [SECONDARY, { status: 201, body: '{"number":7}' }]);
+      const q = await h.queue();
+      const r = await q.submit(post("/repos/a/b/issues", { contentCreation: true }));
+      expect(r.status).toBe(201);
+      expect(fake.count("POST", "/repos/a/b/issues")).toBe(2);
+      expect(fake.hits[1]!.at - fake.hits[0]!.at).toBeGreaterThanOrEqual(950);
+    });
+
+    it("answers with GitHub's own refusal when the pause outlasts the caller's deadline", async () => {
+      fake.route("GET", "/a", { ...SECONDARY, headers: { ...SECONDARY.headers, "retry-after": "30" } });
+      const q = await h.queue();
+      const r = await q.submit(get("/a", { deadlineAt: Date.now() + 2_000 }));
+      expect(r.status).toBe(403);
+      expect(r.body.toString()).toContain("secondary rate limit");
+      expect(fake.count("GET", "/a")).toBe(1);
+    });
+  });
+
+  describe("when a primary bucket is spent", () => {
+    it("holds only that resource until its reset; other resources keep flowing", async () => {
+      const reset = Math.ceil(Date.now() / 1000) + 1;
+      const spent = {
+        status: 403,
+        headers: {
+          "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset": String(reset),
+          "x-ratelimit-resource": "core",
+        },
+        body: '{"message":"API rate limit exceeded for user ID 1."}',
+      };
+      fake.route("GET", "/core", [spent, { body: '{"ok":1}' }]);
+      fake.route("POST", "/graphql", { body: '{"data":{}}' });
+      const q = await h.queue();
+      const core = q.submit(get("/core"));
+      await sleep(100);
+      const graphql = await q.submit(
+        get("/graphql", { method: "POST", kind: "graphql", resource: "graphql", body: Buffer.from("{}") }),
+      );
+      expect(graphql.status).toBe(200);
+      const r = await core;
+      expect(r.status).toBe(200);
+      expect(fake.count("GET", "/core")).toBe(2);
+      expect(fake.hits.filter((x) => x.path === "/core")[1]!.at).toBeGreaterThanOrEqual(reset * 1000);
+    });
+
+    it("gives GitHub's refusal to a caller whose deadline comes before the reset", async () => {
+      const reset = Math.ceil(Date.now() / 1000) + 60;
+      fake.route("GET", "/core", {
+        status: 403,
+        headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+        body: '{"message":"API rate limit exceeded"}',
+      });
+      const q = await h.queue();
+      const r = await q.submit(get("/core", { deadlineAt: Date.now() + 3_000 }));
+      expect(r.status).toBe(403);
+      // The next request for the spent resource is not even sent.
+      const err = await q.submit(get("/core", { deadlineAt: Date.now() + 3_000 })).catch((e: unknown) => e);
+      expect(isAoError(err, UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED)).toBe(true);
+      expect((err as { data: { reset: number } }).data.reset).toBeGreaterThanOrEqual(reset);
+      expect(fake.count("GET", "/core")).toBe(1);
+    });
+  });
+
+  describe("pacing under the secondary limits", () => {
+    it("spaces mutations by the configured gap, across brokers", async () => {
+      fake.route("POST", "/w", { status: 201, body: "{}" });
+      const a = await h.queue({ mutationSpacingMs: 300 });
+      const b = await h.queue({ mutationSpacingMs: 300 });
+      await Promise.all([a, b, a, b].map((q) => q.submit(post("/w"))));
+      const times = fake.hits.map((x) => x.at).sort((x, y) => x - y);
+      expect(times).toHaveLength(4);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(290);
+    });
+
+    it("holds GraphQL queries over the points-per-minute limit instead of sending them", async () => {
+      fake.route("POST", "/graphql", { body: '{"data":{}}' });
+      const q = await h.queue({ graphqlPointsPerMinute: 2 });
+      const gql = () =>
+        get("/graphql", {
+          method: "POST",
+          kind: "graphql",
+          resource: "graphql",
+          body: Buffer.from("{}"),
+          deadlineAt: Date.now() + 1_500,
+        });
+      const results = await Promise.allSettled([q.submit(gql()), q.submit(gql()), q.submit(gql())]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+      const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      expect(isAoError(refused.reason, UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)).toBe(true);
+      expect(fake.count("POST", "/graphql")).toBe(2);
+    });
+  });
+});
+
+describe("takePace-5.lua", () => {
+  const T = 1_700_000_040_000;
+  let client: ReturnType<typeof createRedisClient>;
+  let scripts: LuaScripts;
+  let keys: string[];
+  beforeEach(() => {
+    client = createRedisClient(redis.url);
+    scripts = new LuaScripts(client, ["takePace-5.lua", "holdUntil-1.lua"]);
+    const p = `{${redis.prefix()}:up}`;
+    keys = [`${p}:pause`, `${p}:block:core`, `${p}:points:x`, `${p}:cc:m`, `${p}:cc:h`];
+  });
+  afterEach(() => client.disconnect());
+
+  const take = async (now: number, points: number, creates = false) =>
+    (await scripts.run("takePace", keys, [now, points, 10, creates ? 1 : 0, 3, 5])) as string[];
+
+  it("admits points up to the per-minute limit, then names when the oldest second leaves the window", async () => {
+    expect((await take(T, 4))[0]).toBe("0");
+    expect((await take(T + 10_000, 5))[0]).toBe("0");
+    expect(await take(T + 20_000, 5)).toEqual(["3", String(T + 60_000), String(T + 20_000)]);
+    expect((await take(T + 60_000, 5))[0]).toBe("0");
+  });
+
+  it("records nothing when it refuses", async () => {
+    await take(T, 10);
+    await take(T + 1_000, 1);
+    expect((await take(T + 60_000, 10))[0]).toBe("0");
+  });
+
+  it("limits content creation per minute and per hour", async () => {
+    for (let i = 0; i < 3; i++) expect((await take(T + i, 0, true))[0]).toBe("0");
+    expect((await take(T + 5_000, 0, true))[0]).toBe("4");
+    expect((await take(T + 61_000, 0, true))[0]).toBe("0");
+    expect((await take(T + 62_000, 0, true))[0]).toBe("0");
+    const hourly = await take(T + 130_000, 0, true);
+    expect(hourly[0]).toBe("4");
+    expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_600_000);
+  });
+
+  it("reports a pause or a blocked resource first", async () => {
+    await scripts.run("holdUntil", [keys[1]!], [T, T + 5_000]);
+    expect(await take(T, 1)).toEqual(["2", String(T + 5_000), String(T)]);
+    await scripts.run("holdUntil", [keys[0]!], [T, T + 9_000]);
+    expect(await take(T, 1)).toEqual(["1", String(T + 9_000), String(T)]);
+  });
+
+  it("extends a hold but never shortens it, and says when it started a fresh one", async () => {
+    const hold = (until: number, now = T) =>
+      scripts.run("holdUntil", [keys[0]!], [now, until]) as Promise<string[]>;
+    expect((await hold(T + 1_000))[0]).toBe("2");
+    expect((await hold(T + 3_000))[0]).toBe("1");
+    expect(await hold(T + 2_000)).toEqual(["0", String(T + 3_000), String(T)]);
+    expect((await hold(T + 9_000, T + 5_000))[0]).toBe("2");
+  });
+});
