@@ -16,7 +16,7 @@ import { type PREnrichmentData, toEnrichment } from "./core/pr-enrichment.js";
 import { isValidBranch, isValidPrNumber, normalizeRepo, parseRepo, prKey } from "./core/repo-ref.js";
 import type { AgentReport } from "./core/session-machine.js";
 import { initialSessionState, type SessionState } from "./core/session-state.js";
-import type { SessionStatus } from "./core/session-status.js";
+import { isTerminalStatus, type SessionStatus } from "./core/session-status.js";
 import type { RefreshTarget } from "./core/webhook-signal.js";
 import { LifecycleErrors } from "./errors.js";
 import {
@@ -405,7 +405,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
         const shas = new Set(target.headShas ?? []);
         for (const id of repo.sessions) {
           const state = ctx.index.sessions.get(id)?.state;
-          if (!state) continue;
+          if (!state || isTerminalStatus(state.status)) continue;
           const hit =
             (state.prNumber !== null && numbers.has(state.prNumber)) ||
             branches.has(state.branch) ||

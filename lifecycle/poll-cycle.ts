@@ -97,7 +97,7 @@ export async function runPollCycle(
   const detection =
     lookup.length > 0 ? await runDetection(ctx, lookup, "detection") : { queries: 0, points: 0, found: [] };
 
-  const required: PrTarget[] = [...state.carried];
+  const required: PrTarget[] = state.carried.filter((t) => ctx.index.prs.has(prKey(t.repo, t.number)));
   for (const key of guards.changed.keys()) {
     const track = ctx.index.prs.get(key);
     if (track) required.push({ repo: track.repo, number: track.number });

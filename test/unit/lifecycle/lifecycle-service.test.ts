@@ -276,6 +276,22 @@ describe("lifecycle service", () => {
       expect(service.status().sessions.every((s) => s.status === "mergeable")).toBe(true);
     });
 
+    it("stops the cycle's PR guards at a rate-limit answer and sends them next cycle", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 60, config: { restConcurrency: 1 } });
+      await watchAll(60);
+      await service.runCycle();
+      clock.advance(120_000);
+      gh.resetCounts();
+      gh.rateLimitRest(1);
+      const limited = await service.runCycle();
+      expect(limited.guards.errors).toBe(1);
+      expect(gh.counts.paths.every((p) => p.includes("/pulls?state=all"))).toBe(true);
+      clock.advance(10_000);
+      gh.resetCounts();
+      const next = await service.runCycle();
+      expect(next.guards.requests).toBeGreaterThan(60);
+    });
+
     it("keeps polling when publishing an event fails", async () => {
       const { gh, service, watchAll } = setup({ prs: 2 });
       let calls = 0;

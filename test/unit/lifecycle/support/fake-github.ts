@@ -72,6 +72,8 @@ export interface FakeGitHub {
   budget: { remaining: number; resetAt: number } | undefined;
   /** Fails the next n GraphQL calls with HTTP 502. */
   failGraphQL(n: number): void;
+  /** Answers the next n REST calls with GitHub's secondary-limit 403. */
+  rateLimitRest(n: number): void;
   addPr(pr: Partial<FakePr> & { repo: string; number: number; headRef: string }): FakePr;
   pr(repo: string, number: number): FakePr;
   /** A PR-level change: bumps updatedAt. */
@@ -97,6 +99,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     paths: [] as string[],
   };
   let failures = 0;
+  let restLimited = 0;
   let inFlight = 0;
   const state: { budget: { remaining: number; resetAt: number } | undefined } = { budget: undefined };
   const key = (repo: string, n: number) => `${repo.toLowerCase()}#${n}`;
@@ -248,6 +251,10 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
       // A real round trip yields to the event loop; so does this, letting concurrency show.
       await new Promise((resolve) => setImmediate(resolve));
       inFlight -= 1;
+      if (restLimited > 0) {
+        restLimited -= 1;
+        return { status: 403, body: { message: "You have exceeded a secondary rate limit." }, cost: 0 };
+      }
       const { status, body } = restBody(path);
       if (status !== 200) return { status, cost: 1 };
       const tag = `W/"${createHash("sha1").update(JSON.stringify(body)).digest("hex")}"`;
@@ -282,6 +289,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     },
     failGraphQL: (n) => {
       failures = n;
+    },
+    rateLimitRest: (n) => {
+      restLimited = n;
     },
     addPr(input) {
       const pr: FakePr = {
