@@ -55,7 +55,7 @@ export interface UpstreamPolicy {
   readonly keepCompleted: KeepJobs;
   /** @defaultValue { count: 200, age: 3600 } */
   readonly keepFailed: KeepJobs;
-  /** Alias of the rateLimit object injected into forwarded GraphQL queries. @defaultValue "aoBrokerRateLimit" */
+  /** Alias of the rateLimit object injected into forwarded GraphQL queries. @defaultValue "aobRateLimit" */
   readonly graphqlRateLimitAlias: string;
   /** close() waits this long for this broker's submitted jobs before rejecting them. @defaultValue 30000 */
   readonly drainTimeoutMs: number;
@@ -85,7 +85,7 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = Object.freeze({
   deadlineGraceMs: 1_000,
   keepCompleted: Object.freeze({ count: 200, age: 60 }),
   keepFailed: Object.freeze({ count: 200, age: 3_600 }),
-  graphqlRateLimitAlias: "aoBrokerRateLimit",
+  graphqlRateLimitAlias: "aobRateLimit",
   drainTimeoutMs: 30_000,
 });
 

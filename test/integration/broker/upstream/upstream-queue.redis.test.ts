@@ -59,7 +59,7 @@ describe("UpstreamQueue", () => {
         body: {
           data: {
             viewer: { login: "x" },
-            aoBrokerRateLimit: { cost: 3, remaining: 4990, resetAt: "2030-01-01T00:00:00Z" },
+            aobRateLimit: { cost: 3, remaining: 4990, resetAt: "2030-01-01T00:00:00Z" },
           },
         },
       });

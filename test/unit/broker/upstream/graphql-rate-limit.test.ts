@@ -9,7 +9,7 @@ describe("extractGraphQLRateLimit", () => {
       body({
         data: {
           repository: { id: 1 },
-          aoBrokerRateLimit: {
+          aobRateLimit: {
             cost: 3,
             limit: 5000,
             remaining: 4990,
@@ -18,7 +18,7 @@ describe("extractGraphQLRateLimit", () => {
           },
         },
       }),
-      "aoBrokerRateLimit",
+      "aobRateLimit",
     );
     expect(got).toEqual({
       cost: 3,
@@ -32,9 +32,9 @@ describe("extractGraphQLRateLimit", () => {
   it.each([
     { name: "no alias in the answer", b: body({ data: { repository: {} } }) },
     { name: "an error answer", b: body({ errors: [{ message: "boom" }], data: null }) },
-    { name: "not JSON", b: Buffer.from("<html>aoBrokerRateLimit</html>") },
+    { name: "not JSON", b: Buffer.from("<html>aobRateLimit</html>") },
     { name: "an empty body", b: Buffer.alloc(0) },
   ])("gives nothing for $name", ({ b }) => {
-    expect(extractGraphQLRateLimit(b, "aoBrokerRateLimit")).toBeUndefined();
+    expect(extractGraphQLRateLimit(b, "aobRateLimit")).toBeUndefined();
   });
 });
