@@ -1,7 +1,8 @@
 /**
  * Serves reads from the shared cache and keeps it honest about writes.
  *
- * Reads (cacheable):
+ * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
+ * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
  *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
  *   stale otherwise                               → MISS through the rest of the pipeline
@@ -72,33 +73,21 @@ function isStorable(request: GhRequest, response: GhResponse): boolean {
   return true;
 }
 
+/** A 200 whose ETag the client already holds becomes a 304 to that client. */
+function honourClientValidator(request: GhRequest, response: GhResponse): GhResponse {
+  const clientEtag = request.headers["if-none-match"];
+  if (response.status !== 200 || !clientEtag || response.headers.etag !== clientEtag) return response;
+  return { ...response, status: 304, body: Buffer.alloc(0) };
+}
+
+/**
+ * Looks answers up, serves hits and stale answers, attaches validators for revalidation, and
+ * invalidates after writes. Storing happens further down (cacheFillLayer), inside the coalesced
+ * flight, so no request can slip between a leader's answer and its arrival in the cache.
+ */
 export function cacheLayer(options: CacheLayerOptions): Layer {
   const { cache, logger } = options;
   const now = options.now ?? Date.now;
-
-  const store = async (
-    request: GhRequest,
-    response: GhResponse,
-    generations: Readonly<Record<string, number>>,
-  ) => {
-    const c = request.classification;
-    if (!isStorable(request, response)) return;
-    try {
-      await cache.store(c.cacheKey, {
-        status: response.status,
-        headers: storableHeaders(response.headers),
-        body: response.body,
-        storedAt: now(),
-        generations,
-      });
-      if (c.graphql && c.repo) {
-        const data = (JSON.parse(response.body.toString("utf8")) as { data?: unknown }).data;
-        await cache.learnIds(learnIds(data, c.repo));
-      }
-    } catch (error) {
-      logger.warn({ err: error, requestId: request.id }, "cache store failed; answer served uncached");
-    }
-  };
 
   return (next) => async (request) => {
     const c = request.classification;
@@ -135,6 +124,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     const downstream: GhRequest = {
       ...request,
       staleAvailable: answer !== undefined && request.allowStale,
+      cacheContext: { answer, generations: lookup.generations, revalidating: !!(validator || lastModified) },
       headers:
         validator || lastModified
           ? {
@@ -145,37 +135,71 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
           : request.headers,
     };
 
-    let response: GhResponse;
     try {
-      response = await next(downstream);
+      return honourClientValidator(request, await next(downstream));
     } catch (error) {
       if (error instanceof BudgetWouldWait && answer) return answerToResponse(request, answer, "STALE");
       throw error;
     }
+  };
+}
 
-    if (response.status === 304 && answer && (validator || lastModified)) {
+/**
+ * Stores fresh answers and turns a revalidation's 304 back into the stored answer (REVALIDATED,
+ * free). Sits below coalescing so followers of a flight receive the same full answer and the
+ * entry is in Redis before the flight ends.
+ */
+export function cacheFillLayer(options: CacheLayerOptions): Layer {
+  const { cache, logger } = options;
+  const now = options.now ?? Date.now;
+
+  return (next) => async (request) => {
+    const context = request.cacheContext;
+    const response = await next(request);
+    if (!context) return response;
+    const c = request.classification;
+    if (response.status === 304 && context.answer && context.revalidating) {
       // GitHub says the resource is unchanged: the stored answer is current again (even if a tag
       // moved, the resource it describes did not), so it is re-stored under today's generations.
       const refreshed: CachedAnswer = {
-        ...answer,
-        headers: { ...answer.headers, ...storableHeaders(response.headers) },
+        ...context.answer,
+        headers: { ...context.answer.headers, ...storableHeaders(response.headers) },
         storedAt: now(),
-        generations: lookup.generations,
+        generations: context.generations,
       };
       try {
         await cache.store(c.cacheKey, refreshed);
       } catch (error) {
         logger.warn({ err: error, requestId: request.id }, "cache refresh failed");
       }
-      const served = answerToResponse(request, refreshed, "REVALIDATED", response.headers);
       return {
-        ...served,
+        status: refreshed.status,
+        headers: { ...refreshed.headers, ...storableHeaders(response.headers) },
+        body: refreshed.body,
+        cache: "REVALIDATED",
         cost: response.cost,
         upstreamCost: response.upstreamCost,
         waitedMs: response.waitedMs,
+        rateLimit: response.rateLimit,
+        resource: response.resource,
       };
     }
-    await store(request, response, lookup.generations);
+    if (!isStorable(request, response)) return response;
+    try {
+      await cache.store(c.cacheKey, {
+        status: response.status,
+        headers: storableHeaders(response.headers),
+        body: response.body,
+        storedAt: now(),
+        generations: context.generations,
+      });
+      if (c.graphql && c.repo) {
+        const data = (JSON.parse(response.body.toString("utf8")) as { data?: unknown }).data;
+        await cache.learnIds(learnIds(data, c.repo));
+      }
+    } catch (error) {
+      logger.warn({ err: error, requestId: request.id }, "cache store failed; answer served uncached");
+    }
     return response;
   };
 }

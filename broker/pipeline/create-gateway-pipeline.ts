@@ -1,7 +1,9 @@
 /**
  * Assembles the gateway's layers in their one order (prow's NewFromCache):
- *   cache → coalesce → batch → budget → upstream
- * Cache first, so hits cost nothing and touch nothing else; coalescing before batching and budget,
+ *   cache → coalesce → cache fill → batch → budget → upstream
+ * Cache first, so hits cost nothing and touch nothing else; the fill layer stores answers inside
+ * the coalesced flight, so nothing slips in between an answer and its storing; coalescing before
+ * batching and budget,
  * so identical requests are admitted once; batching before budget, so a merged query is admitted
  * once at its real (shared) cost; the upstream queue last.
  */
@@ -11,7 +13,7 @@ import type { Logger } from "../../common/index.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { budgetLayer } from "./budget-layer.js";
-import { cacheLayer } from "./cache-layer.js";
+import { cacheFillLayer, cacheLayer } from "./cache-layer.js";
 import { coalesceLayer } from "./coalesce-layer.js";
 import type { BudgetPort, UpstreamPort } from "./ports.js";
 import { composeLayers, type Handler, type Layer } from "./types.js";
@@ -39,6 +41,7 @@ export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
       logger: deps.logger,
       ...(deps.shared ? { shared: deps.shared } : {}),
     }),
+    cacheFillLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
   ];
   if (deps.batch) layers.push(deps.batch);
   layers.push(budgetLayer(deps.budget));

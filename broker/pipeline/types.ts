@@ -4,6 +4,7 @@
  * (cache, coalesce, batch, budget, queue, upstream). createGatewayPipeline assembles them.
  */
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import type { CachedAnswer } from "../cache/response-cache.js";
 import type { RequestClass } from "./classify.js";
 
 /** Upstream priority classes, highest first. Starvation-free: see broker/upstream. */
@@ -64,6 +65,15 @@ export function splitCost(sharing: CostSharing, cost: number): { sessionId: stri
   }));
 }
 
+export interface CacheContext {
+  /** The stored answer, when there was one (stale or invalidated). */
+  readonly answer: CachedAnswer | undefined;
+  /** Tag generations read before the upstream call. */
+  readonly generations: Readonly<Record<string, number>>;
+  /** Validators from `answer` were attached to the request. */
+  readonly revalidating: boolean;
+}
+
 export interface GhRequest {
   /** Unique per request; used for coalescing followers, tracing and logs. */
   readonly id: string;
@@ -86,6 +96,8 @@ export interface GhRequest {
   readonly allowStale: boolean;
   /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
   readonly staleAvailable?: boolean | undefined;
+  /** Set by the cache layer for the fill layer below coalescing: what to store, or to refresh on a 304. */
+  readonly cacheContext?: CacheContext | undefined;
   /** Set by coalescing and batching: who shares this request's upstream cost. */
   readonly sharing?: CostSharing | undefined;
   readonly receivedAt: number;

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient } from "../../../../broker/redis/index.js";
-import { LuaErrors } from "../../../../broker/redis/lua-errors.js";
 import { LuaScripts, listLuaScriptFiles, readLuaScript } from "../../../../broker/redis/lua-scripts.js";
 import { isAoError } from "../../../../common/index.js";
 import { startTestRedis, type TestRedis } from "../../../support/redis.js";
@@ -57,11 +56,16 @@ describe("Lua scripts", () => {
     it("becomes an AoError naming the script", async () => {
       const client = createRedisClient(redis.url);
       try {
-        const scripts = new LuaScripts(client, ["holdUntil-1.lua"]);
+        const scripts = new LuaScripts(client, ["holdUntil-1.lua"], "AO_ERR_UPSTREAM_SCRIPT_FAILED");
         const err = await scripts
           .run("holdUntil", [`${redis.prefix()}:k`], [0, "not-a-number"])
           .catch((e) => e);
-        expect(isAoError(err, LuaErrors.AO_ERR_LUA_BAD_ARGUMENT)).toBe(true);
+        expect(isAoError(err, "AO_ERR_UPSTREAM_SCRIPT_FAILED")).toBe(true);
+        expect((err as { data: unknown }).data).toEqual({
+          script: "holdUntil",
+          reply: -1,
+          failure: "bad-argument",
+        });
         expect((err as Error).message).toContain("holdUntil");
         await expect(scripts.run("holdUntil", [], [0, 1])).rejects.toThrow(/takes 1 keys/);
       } finally {

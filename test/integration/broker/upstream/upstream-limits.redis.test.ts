@@ -170,7 +170,7 @@ describe("takePace-5.lua", () => {
   let keys: string[];
   beforeEach(() => {
     client = createRedisClient(redis.url);
-    scripts = new LuaScripts(client, ["takePace-5.lua", "holdUntil-1.lua"]);
+    scripts = new LuaScripts(client, ["takePace-5.lua", "holdUntil-1.lua"], "AO_ERR_UPSTREAM_SCRIPT_FAILED");
     const p = `{${redis.prefix()}:up}`;
     keys = [`${p}:pause`, `${p}:block:core`, `${p}:points:x`, `${p}:cc:m`, `${p}:cc:h`];
   });
