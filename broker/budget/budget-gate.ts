@@ -183,7 +183,7 @@ export class BudgetGate {
     const name = this.#options.connectionName ?? "aob:budget";
     this.#redis = createRedisClient(this.#options.redis, { connectionName: name });
     this.#sub = createRedisClient(this.#options.redis, { connectionName: `${name}:sub` });
-    this.#scripts = new LuaScripts(this.#redis, SCRIPTS);
+    this.#scripts = new LuaScripts(this.#redis, SCRIPTS, BudgetErrors.AO_ERR_BUDGET_SCRIPT_FAILED);
     this.#sub.on("message", (_channel: string, resource: string) => this.#wake(resource));
     await this.#sub.subscribe(freedChannel(this.#prefix));
     this.#views = createBudgetViews({

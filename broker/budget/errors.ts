@@ -9,6 +9,8 @@ export const BudgetErrors = {
   AO_ERR_BUDGET_BAD_REQUEST: "AO_ERR_BUDGET_BAD_REQUEST",
   /** The gate was closed (broker shutting down) or not started while a caller needed it. */
   AO_ERR_BUDGET_CLOSED: "AO_ERR_BUDGET_CLOSED",
+  /** A budget Lua script reported a failure (a bug or a corrupted key; `data.script` names it). */
+  AO_ERR_BUDGET_SCRIPT_FAILED: "AO_ERR_BUDGET_SCRIPT_FAILED",
   /** The caller gave up (its AbortSignal fired) while waiting for budget. */
   AO_ERR_BUDGET_ABORTED: "AO_ERR_BUDGET_ABORTED",
 } as const;

@@ -13,7 +13,8 @@
  * - `--- @include "_name"` pulls in lua/_name.lua once; files starting with "_" are includes only.
  * - Commands are named `ao:<name>:<version>` with the version a hash of the resolved source, so
  *   brokers of different versions sharing one Redis never run each other's scripts.
- * - Scripts return a negative integer for a failure; lua-errors.ts turns it into an AoError.
+ * - Scripts return a negative integer for a failure; lua-errors.ts turns it into an AoError with
+ *   the owning component's code.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -68,10 +69,13 @@ export function readLuaScript(file: string): LuaScript {
 /** The scripts a component uses, registered on its client. */
 export class LuaScripts {
   readonly #client: Redis;
+  readonly #failureCode: string;
   readonly #byName = new Map<string, LuaScript>();
 
-  constructor(client: Redis, files: readonly string[]) {
+  /** `failureCode`: the AoError code of the owning component for a script's failure reply. */
+  constructor(client: Redis, files: readonly string[], failureCode: string) {
     this.#client = client;
+    this.#failureCode = failureCode;
     for (const file of files) {
       const script = readLuaScript(file);
       client.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
@@ -90,7 +94,7 @@ export class LuaScripts {
       script.command
     ]!;
     const reply = await command.call(this.#client, ...keys, ...args.map(String));
-    if (typeof reply === "number" && reply < 0) throw luaError(name, reply);
+    if (typeof reply === "number" && reply < 0) throw luaError(name, reply, this.#failureCode);
     return reply;
   }
 }

@@ -19,6 +19,8 @@ export const UpstreamErrors = {
   AO_ERR_UPSTREAM_LOST: "AO_ERR_UPSTREAM_LOST",
   /** An upstream job was malformed (method, path, headers, deadline). */
   AO_ERR_UPSTREAM_BAD_REQUEST: "AO_ERR_UPSTREAM_BAD_REQUEST",
+  /** An upstream Lua script (pacing, pauses, spacing) reported a failure; `data.script` names it. */
+  AO_ERR_UPSTREAM_SCRIPT_FAILED: "AO_ERR_UPSTREAM_SCRIPT_FAILED",
   /** The upstream queue is closed (broker shutting down) or was not started. */
   AO_ERR_UPSTREAM_CLOSED: "AO_ERR_UPSTREAM_CLOSED",
 } as const;

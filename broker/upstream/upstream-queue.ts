@@ -154,7 +154,11 @@ export class UpstreamQueue {
     this.#sub = createRedisClient(this.#options.redis, {
       connectionName: `aob:upstream:${this.instanceId}:sub`,
     });
-    const scripts = new LuaScripts(redis, ["takePace-5.lua", "holdUntil-1.lua", "spaceOut-1.lua"]);
+    const scripts = new LuaScripts(
+      redis,
+      ["takePace-5.lua", "holdUntil-1.lua", "spaceOut-1.lua"],
+      UpstreamErrors.AO_ERR_UPSTREAM_SCRIPT_FAILED,
+    );
     this.#replies = new ReplyChannel({
       redis,
       subscriber: this.#sub,
