@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
+import { registerShimCommand } from "./commands/shim.js";
 import { registerSimCommand } from "./commands/sim.js";
 import { registerStartCommand } from "./commands/start.js";
 import { VERSION } from "./version.js";
@@ -17,5 +18,6 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerBrokerAdminCommands(program);
   registerSimCommand(program);
+  registerShimCommand(program);
   return program;
 }

@@ -1,9 +1,11 @@
 // Bundles each entry point into dist/ with esbuild (our code only; packages stay external) and
-// copies the Lua scripts next to the bundle, where broker/redis/lua-scripts.ts finds them.
+// copies the Lua scripts next to the bundle, where broker/redis/lua-scripts.ts finds them, and the
+// agents shim's shell templates, where agents-shim/shim-assets.ts finds them. shim-helper.js is
+// the shim's own small entry: the installed gh script runs it with node on its slow paths.
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { build } from "esbuild";
 
-const entries = { cli: "cli/main.ts" };
+const entries = { cli: "cli/main.ts", "shim-helper": "agents-shim/helper-main.ts" };
 mkdirSync("dist", { recursive: true });
 await build({
   entryPoints: entries,
@@ -22,5 +24,11 @@ if (existsSync("broker/redis/lua")) {
   mkdirSync("dist/lua", { recursive: true });
   for (const file of readdirSync("broker/redis/lua")) {
     if (file.endsWith(".lua")) cpSync(`broker/redis/lua/${file}`, `dist/lua/${file}`);
+  }
+}
+if (existsSync("agents-shim/template")) {
+  mkdirSync("dist/agents-shim", { recursive: true });
+  for (const file of readdirSync("agents-shim/template")) {
+    if (file.endsWith(".sh")) cpSync(`agents-shim/template/${file}`, `dist/agents-shim/${file}`);
   }
 }
