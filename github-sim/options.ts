@@ -43,6 +43,12 @@ export interface SimulatorOptions {
   readonly random?: () => number;
   /** Fault injection (see http/layers/faults.ts). @defaultValue none */
   readonly faults?: FaultInjector;
+  /**
+   * Memoise GraphQL query answers per world version (exact: the same query on the same world
+   * gives the same bytes; queries asking for rateLimit and mutations are never memoised).
+   * @defaultValue true
+   */
+  readonly cacheResults?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -60,6 +66,7 @@ export interface ResolvedOptions {
   readonly maxBodyBytes: number;
   readonly random: () => number;
   readonly faults: FaultInjector | undefined;
+  readonly cacheResults: boolean;
 }
 
 function check(ok: boolean, field: string, expected: string, value: unknown): void {
@@ -134,5 +141,6 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     maxBodyBytes,
     random: options.random ?? Math.random,
     faults: options.faults,
+    cacheResults: options.cacheResults ?? true,
   };
 }

@@ -16,6 +16,7 @@ import type { ParsedScenario } from "./core/scenario-schema.js";
 import { SecondaryLimits, type SecondaryLimitsConfig } from "./core/secondary-limits.js";
 import type { World } from "./core/world.js";
 import { DocumentCache } from "./graphql/document-cache.js";
+import { ResultCache } from "./graphql/result-cache.js";
 import { type SimStats, StatsCollector } from "./stats.js";
 
 /** The simulator's time source. The default is the real clock. */
@@ -31,6 +32,8 @@ export interface SimStateOptions {
   readonly clock: SimClock;
   readonly token: string;
   readonly webBase: string;
+  /** Memoise query answers per world version. @defaultValue true */
+  readonly cacheResults?: boolean;
 }
 
 export class SimState {
@@ -39,6 +42,8 @@ export class SimState {
   readonly stats = new StatsCollector();
   readonly schema: GraphQLSchema;
   readonly documents: DocumentCache;
+  /** Exact answers by (query, variables, world version); undefined when disabled. */
+  readonly results: ResultCache | undefined;
   readonly token: string;
   readonly webBase: string;
   private readonly clock: SimClock;
@@ -54,6 +59,7 @@ export class SimState {
     this.secondary = new SecondaryLimits(options.secondary);
     this.schema = loadGitHubSchema();
     this.documents = new DocumentCache(this.schema);
+    this.results = options.cacheResults === false ? undefined : new ResultCache();
     this.scenarioValue = options.scenario;
     this.current = this.build();
   }
@@ -94,6 +100,7 @@ export class SimState {
   /** World back to the scenario's start (at the current instant); counters and windows zeroed. */
   reset(): void {
     this.current = this.build();
+    this.results?.clear();
     this.primary.reset();
     this.secondary.reset();
     this.stats.reset();

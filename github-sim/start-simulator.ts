@@ -49,6 +49,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clock: resolved.clock,
     token: resolved.token,
     webBase: resolved.webUrl,
+    cacheResults: resolved.cacheResults,
   });
   let faults = resolved.faults;
   const pipeline = createPipeline(state, {

@@ -1,10 +1,10 @@
 /**
  * A GitHub connection object (`totalCount`, `nodes`, `edges { cursor node }`, `pageInfo`) over
- * an ordered list. Nodes are mapped lazily (getters), so a query that asks only `totalCount`
- * never builds a node view. first/last were already checked by the cost analysis (GitHub refuses
- * a connection without them before running anything), so here they only slice.
+ * an ordered list. Nodes are mapped lazily, so a query that asks only `totalCount` never builds
+ * a node view. first/last were already checked by the cost analysis (GitHub refuses a
+ * connection without them before running anything), so here they only slice.
  */
-import { encodeCursor, type PageArgs, paginate } from "../core/paginate.js";
+import { encodeCursor, type Page, type PageArgs, paginate } from "../core/paginate.js";
 
 export interface PageInfoView {
   readonly hasNextPage: boolean;
@@ -13,44 +13,60 @@ export interface PageInfoView {
   readonly endCursor: string | null;
 }
 
-export interface ConnectionView<V> {
-  readonly totalCount: number;
-  readonly nodes: V[];
-  readonly edges: { cursor: string; node: V }[];
-  readonly pageInfo: PageInfoView;
+export class Connection<T, V> {
+  readonly #all: readonly T[];
+  readonly #page: Page<T>;
+  readonly #view: (item: T) => V;
+  #nodes: V[] | undefined;
+
+  constructor(all: readonly T[], args: PageArgs, view: (item: T) => V) {
+    this.#all = all;
+    this.#page = paginate(all, args);
+    this.#view = view;
+  }
+
+  get totalCount(): number {
+    return this.#all.length;
+  }
+
+  get nodes(): V[] {
+    this.#nodes ??= this.#page.items.map(this.#view);
+    return this.#nodes;
+  }
+
+  get edges(): { cursor: string; node: V }[] {
+    const start = this.#page.start;
+    return this.nodes.map((node, i) => ({ cursor: encodeCursor(start + i), node }));
+  }
+
+  get pageInfo(): PageInfoView {
+    const { items, start } = this.#page;
+    return {
+      hasNextPage: this.#page.hasNextPage,
+      hasPreviousPage: this.#page.hasPreviousPage,
+      startCursor: items.length > 0 ? encodeCursor(start) : null,
+      endCursor: items.length > 0 ? encodeCursor(start + items.length - 1) : null,
+    };
+  }
 }
 
-export function connection<T, V>(
+export function connection<T, V>(all: readonly T[], args: PageArgs, view: (item: T) => V): Connection<T, V> {
+  return new Connection(all, args, view);
+}
+
+/** A connection with extra fields (issueCount, checkRunCount...). */
+export function connectionWith<T, V, E extends Record<string, unknown>>(
   all: readonly T[],
   args: PageArgs,
   view: (item: T) => V,
-  extra: Record<string, unknown> = {},
-): ConnectionView<V> & Record<string, unknown> {
-  const page = paginate(all, args);
-  let nodes: V[] | undefined;
-  const mapped = () => {
-    nodes ??= page.items.map(view);
-    return nodes;
-  };
-  return {
-    ...extra,
-    totalCount: all.length,
-    get nodes() {
-      return mapped();
-    },
-    get edges() {
-      return mapped().map((node, i) => ({ cursor: encodeCursor(page.start + i), node }));
-    },
-    pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      startCursor: page.items.length > 0 ? encodeCursor(page.start) : null,
-      endCursor: page.items.length > 0 ? encodeCursor(page.start + page.items.length - 1) : null,
-    },
-  };
+  extra: E,
+): Connection<T, V> & E {
+  return Object.assign(new Connection(all, args, view), extra);
 }
 
+const EMPTY: readonly never[] = [];
+
 /** An empty connection, for GitHub features the simulator does not model (projects, reactions). */
-export function emptyConnection(): ConnectionView<never> {
-  return connection([], {}, (x: never) => x);
+export function emptyConnection(): Connection<never, never> {
+  return new Connection(EMPTY, {}, (x: never) => x);
 }

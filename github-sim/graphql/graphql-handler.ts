@@ -9,7 +9,7 @@
  */
 import { execute, getVariableValues, Kind, type OperationDefinitionNode } from "graphql";
 import { effectiveVariables, graphqlRateLimitedBody } from "../../github/index.js";
-import { jsonResponse } from "../http/respond.js";
+import { JSON_TYPE, jsonResponse } from "../http/respond.js";
 import type { GraphQLRequestInfo, SimRequest, SimResponse } from "../http/types.js";
 import type { SimState } from "../sim-state.js";
 import { type GqlContext, isoTime } from "./context.js";
@@ -105,6 +105,24 @@ export async function handleGraphQL(state: SimState, request: SimRequest): Promi
       resetAt: isoTime(charge.snapshot.reset * 1000),
     },
   };
+  const cacheable =
+    state.results !== undefined && operation.operation === "query" && !info.query.includes("rateLimit");
+  const cacheKey = cacheable
+    ? `${info.operationName ?? ""}\u0000${JSON.stringify(info.variables)}\u0000${info.query}`
+    : "";
+  const version = state.world.version;
+  const cached = cacheable ? state.results?.get(cacheKey, version) : undefined;
+  if (cached !== undefined) {
+    return {
+      status: 200,
+      headers: { "content-type": JSON_TYPE },
+      body: cached,
+      resource: "graphql",
+      rateLimit: charge.snapshot,
+      graphqlPoints: dryRun ? 0 : cost.cost,
+      outcome: "ok",
+    };
+  }
   const result = await execute({
     schema: state.schema,
     document: prepared.document,
@@ -122,9 +140,15 @@ export async function handleGraphQL(state: SimState, request: SimRequest): Promi
       : errors && errors.length > 0
         ? { data: result.data, errors }
         : { data: result.data };
-  return jsonResponse(200, body, {
-    ...GRAPHQL,
+  const text = JSON.stringify(body);
+  if (cacheable) state.results?.set(cacheKey, version, text);
+  return {
+    status: 200,
+    headers: { "content-type": JSON_TYPE },
+    body: text,
+    resource: "graphql",
     rateLimit: charge.snapshot,
     graphqlPoints: dryRun ? 0 : cost.cost,
-  });
+    outcome: "ok",
+  };
 }

@@ -5,7 +5,7 @@
 import type { PageArgs } from "../core/paginate.js";
 import { searchIssues } from "../core/search-query.js";
 import { WorldError } from "../core/world-error.js";
-import { connection } from "./connection.js";
+import { connectionWith } from "./connection.js";
 import type { GqlContext } from "./context.js";
 import { userView, type View } from "./views/actors.js";
 import { issueView } from "./views/issue-view.js";
@@ -66,7 +66,7 @@ export function queryRoot(ctx: GqlContext): Record<string, unknown> {
       }),
     search: (args: SearchArgs) => {
       const results = args.type === "ISSUE" ? searchIssues(ctx.world, args.query) : [];
-      return connection(
+      return connectionWith(
         results,
         args,
         ({ repo, item }): View =>

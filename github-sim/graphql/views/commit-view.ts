@@ -19,84 +19,127 @@ import type {
   SimWorkflowRun,
 } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
-import { connection } from "../connection.js";
+import { connection, connectionWith } from "../connection.js";
 import { type GqlContext, isoTime } from "../context.js";
 import { actorView, type View } from "./actors.js";
 import { repositoryView } from "./repository-view.js";
 
 const upper = (value: string | null): string | null => (value === null ? null : value.toUpperCase());
 
-function gitActor(ctx: GqlContext, commit: SimCommit): View {
+function gitActor(ctx: GqlContext, commit: SimCommit) {
   return {
     __typename: "GitActor",
     name: commit.authorName,
     email: commit.authorEmail,
     date: isoTime(commit.authoredAt),
-    user: actorView(ctx, commit.author),
-    avatarUrl: `https://avatars.githubusercontent.com/u/0?v=4`,
+    get user() {
+      return actorView(ctx, commit.author);
+    },
+    avatarUrl: "https://avatars.githubusercontent.com/u/0?v=4",
   };
 }
 
-export function commitView(ctx: GqlContext, repo: SimRepo, commit: SimCommit): View {
-  const [headline = "", ...rest] = commit.message.split("\n");
-  return {
-    __typename: "Commit",
-    id: commit.nodeId,
-    oid: commit.sha,
-    abbreviatedOid: commit.sha.slice(0, 7),
-    message: commit.message,
-    messageHeadline: headline,
-    messageBody: rest.join("\n").trim(),
-    committedDate: isoTime(commit.committedAt),
-    authoredDate: isoTime(commit.authoredAt),
-    pushedDate: isoTime(commit.committedAt),
-    url: `${ctx.webBase}/${repo.fullName}/commit/${commit.sha}`,
-    commitUrl: `${ctx.webBase}/${repo.fullName}/commit/${commit.sha}`,
-    resourcePath: `/${repo.fullName}/commit/${commit.sha}`,
-    author: gitActor(ctx, commit),
-    committer: gitActor(ctx, commit),
-    authors: (args: PageArgs) => connection([commit], args, (c) => gitActor(ctx, c)),
-    tree: { __typename: "Tree", id: `T_${commit.treeSha}`, oid: commit.treeSha },
-    parents: (args: PageArgs) =>
-      connection(
-        commit.parents.map((sha) => repo.commits.get(sha)).filter((c): c is SimCommit => c !== undefined),
-        args,
-        (c) => commitView(ctx, repo, c),
-      ),
-    get statusCheckRollup() {
-      return rollupView(ctx, repo, commit);
-    },
-    get status() {
-      const statuses = effectiveStatuses(commit);
-      if (statuses.length === 0) return null;
-      const contexts = statuses.map((s) => statusContextView(ctx, repo, commit, s));
-      return {
-        __typename: "Status",
-        id: `S_${commit.sha}`,
-        state: rollupOf(statuses.map(statusState)),
-        contexts,
-        commit: null,
-      };
-    },
-    checkSuites: (args: PageArgs) =>
-      connection(
-        commit.checkSuiteIds
-          .map((id) => repo.checkSuites.get(id))
-          .filter((s): s is SimCheckSuite => s !== undefined),
-        args,
-        (s) => checkSuiteView(ctx, repo, s),
-      ),
-    get repository() {
-      return repositoryView(ctx, repo);
-    },
-  };
+export class CommitView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #commit: SimCommit;
+
+  constructor(ctx: GqlContext, repo: SimRepo, commit: SimCommit) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#commit = commit;
+  }
+
+  get __typename(): string {
+    return "Commit";
+  }
+  get id(): string {
+    return this.#commit.nodeId;
+  }
+  get oid(): string {
+    return this.#commit.sha;
+  }
+  get abbreviatedOid(): string {
+    return this.#commit.sha.slice(0, 7);
+  }
+  get message(): string {
+    return this.#commit.message;
+  }
+  get messageHeadline(): string {
+    return this.#commit.message.split("\n")[0] ?? "";
+  }
+  get messageBody(): string {
+    return this.#commit.message.split("\n").slice(1).join("\n").trim();
+  }
+  get committedDate(): string {
+    return isoTime(this.#commit.committedAt);
+  }
+  get authoredDate(): string {
+    return isoTime(this.#commit.authoredAt);
+  }
+  get pushedDate(): string {
+    return isoTime(this.#commit.committedAt);
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/commit/${this.#commit.sha}`;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}${this.resourcePath}`;
+  }
+  get commitUrl(): string {
+    return this.url;
+  }
+  get author() {
+    return gitActor(this.#ctx, this.#commit);
+  }
+  get committer() {
+    return gitActor(this.#ctx, this.#commit);
+  }
+  authors(args: PageArgs) {
+    return connection([this.#commit], args, (c) => gitActor(this.#ctx, c));
+  }
+  get tree() {
+    return { __typename: "Tree", id: `T_${this.#commit.treeSha}`, oid: this.#commit.treeSha };
+  }
+  parents(args: PageArgs) {
+    const parents = this.#commit.parents
+      .map((sha) => this.#repo.commits.get(sha))
+      .filter((c): c is SimCommit => c !== undefined);
+    return connection(parents, args, (c) => new CommitView(this.#ctx, this.#repo, c));
+  }
+  get statusCheckRollup(): RollupView | null {
+    return rollupView(this.#ctx, this.#repo, this.#commit);
+  }
+  get status() {
+    const statuses = effectiveStatuses(this.#commit);
+    if (statuses.length === 0) return null;
+    const states = statuses.map(statusState);
+    return {
+      __typename: "Status",
+      id: `S_${this.#commit.sha}`,
+      state: states.includes("FAILURE")
+        ? "FAILURE"
+        : states.includes("ERROR")
+          ? "ERROR"
+          : states.includes("PENDING")
+            ? "PENDING"
+            : "SUCCESS",
+      contexts: statuses.map((s) => new StatusContextView(this.#ctx, this.#repo, this.#commit, s)),
+    };
+  }
+  checkSuites(args: PageArgs) {
+    const suites = this.#commit.checkSuiteIds
+      .map((id) => this.#repo.checkSuites.get(id))
+      .filter((s): s is SimCheckSuite => s !== undefined);
+    return connection(suites, args, (s) => new CheckSuiteView(this.#ctx, this.#repo, s));
+  }
+  get repository() {
+    return repositoryView(this.#ctx, this.#repo);
+  }
 }
 
-function rollupOf(states: readonly string[]): string {
-  if (states.includes("FAILURE")) return "FAILURE";
-  if (states.includes("ERROR")) return "ERROR";
-  if (states.includes("PENDING")) return "PENDING";
-  return "SUCCESS";
+export function commitView(ctx: GqlContext, repo: SimRepo, commit: SimCommit): CommitView {
+  return new CommitView(ctx, repo, commit);
 }
 
 function countsByState(states: readonly string[]): { state: string; count: number }[] {
@@ -105,35 +148,56 @@ function countsByState(states: readonly string[]): { state: string; count: numbe
   return [...counts].map(([state, count]) => ({ state, count }));
 }
 
-export function rollupView(ctx: GqlContext, repo: SimRepo, commit: SimCommit): View | null {
-  const state = rollupState(repo, commit);
-  if (state === null) return null;
-  const checks = latestCheckRuns(repo, commit);
-  const statuses = effectiveStatuses(commit);
-  const items: (SimCheckRun | SimStatus)[] = [...checks, ...statuses];
-  return {
-    __typename: "StatusCheckRollup",
-    id: `SCR_${commit.sha}`,
-    state,
-    commit: null,
-    contexts: (args: PageArgs) =>
-      connection(
-        items,
-        args,
-        (item) =>
-          "context" in item ? statusContextView(ctx, repo, commit, item) : checkRunView(ctx, repo, item),
-        {
-          checkRunCount: checks.length,
-          checkRunCountsByState: countsByState(
-            checks.map((c) =>
-              c.status === "completed" ? (upper(c.conclusion) ?? "") : (upper(c.status) ?? ""),
-            ),
+export class RollupView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #commit: SimCommit;
+  readonly state: string;
+
+  constructor(ctx: GqlContext, repo: SimRepo, commit: SimCommit, state: string) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#commit = commit;
+    this.state = state;
+  }
+
+  get __typename(): string {
+    return "StatusCheckRollup";
+  }
+  get id(): string {
+    return `SCR_${this.#commit.sha}`;
+  }
+  get commit(): CommitView {
+    return new CommitView(this.#ctx, this.#repo, this.#commit);
+  }
+  contexts(args: PageArgs) {
+    const checks = latestCheckRuns(this.#repo, this.#commit);
+    const statuses = effectiveStatuses(this.#commit);
+    const items: (SimCheckRun | SimStatus)[] = [...checks, ...statuses];
+    return connectionWith(
+      items,
+      args,
+      (item): View =>
+        "context" in item
+          ? new StatusContextView(this.#ctx, this.#repo, this.#commit, item)
+          : new CheckRunView(this.#ctx, this.#repo, item),
+      {
+        checkRunCount: checks.length,
+        checkRunCountsByState: countsByState(
+          checks.map((c) =>
+            c.status === "completed" ? (upper(c.conclusion) ?? "") : (upper(c.status) ?? ""),
           ),
-          statusContextCount: statuses.length,
-          statusContextCountsByState: countsByState(statuses.map(statusState)),
-        },
-      ),
-  };
+        ),
+        statusContextCount: statuses.length,
+        statusContextCountsByState: countsByState(statuses.map(statusState)),
+      },
+    );
+  }
+}
+
+export function rollupView(ctx: GqlContext, repo: SimRepo, commit: SimCommit): RollupView | null {
+  const state = rollupState(repo, commit);
+  return state === null ? null : new RollupView(ctx, repo, commit, state);
 }
 
 export function checkRunUrl(ctx: GqlContext, repo: SimRepo, run: SimCheckRun): string {
@@ -142,137 +206,281 @@ export function checkRunUrl(ctx: GqlContext, repo: SimRepo, run: SimCheckRun): s
     : `${ctx.webBase}/${repo.fullName}/runs/${run.id}`;
 }
 
-export function checkRunView(ctx: GqlContext, repo: SimRepo, run: SimCheckRun): View {
-  const suite = repo.checkSuites.get(run.suiteId);
-  return {
-    __typename: "CheckRun",
-    id: run.nodeId,
-    databaseId: run.id,
-    name: run.name,
-    status: upper(run.status),
-    conclusion: upper(run.conclusion),
-    startedAt: isoTime(run.startedAt),
-    completedAt: isoTime(run.completedAt),
-    detailsUrl: run.detailsUrl ?? checkRunUrl(ctx, repo, run),
-    url: checkRunUrl(ctx, repo, run),
-    permalink: checkRunUrl(ctx, repo, run),
-    resourcePath: `/${repo.fullName}/runs/${run.id}`,
-    title: run.title,
-    summary: run.summary,
-    text: null,
-    isRequired: () => run.isRequired,
-    checkSuite: suite ? checkSuiteView(ctx, repo, suite) : null,
-    annotations: (args: PageArgs) =>
-      connection(run.annotations, args, (a) => ({
-        __typename: "CheckAnnotation",
-        path: a.path,
-        message: a.message,
-        title: a.title,
-        annotationLevel: a.level.toUpperCase(),
-        location: { start: { line: a.startLine, column: null }, end: { line: a.endLine, column: null } },
-        blobUrl: `${ctx.webBase}/${repo.fullName}/blob/${run.headSha}/${a.path}`,
-        rawDetails: null,
-      })),
-    steps: (args: PageArgs) =>
-      connection(run.steps, args, (s) => ({
-        __typename: "CheckStep",
-        name: s.name,
-        number: s.number,
-        status: upper(s.status),
-        conclusion: upper(s.conclusion),
-        startedAt: isoTime(s.startedAt),
-        completedAt: isoTime(s.completedAt),
-        externalId: null,
-        secondsToCompletion:
-          s.startedAt !== null && s.completedAt !== null
-            ? Math.round((s.completedAt - s.startedAt) / 1000)
-            : null,
-      })),
-    state: checkRunState(run),
-    get repository() {
-      return repositoryView(ctx, repo);
-    },
-  };
+export class CheckRunView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #run: SimCheckRun;
+
+  constructor(ctx: GqlContext, repo: SimRepo, run: SimCheckRun) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#run = run;
+  }
+
+  get __typename(): string {
+    return "CheckRun";
+  }
+  get id(): string {
+    return this.#run.nodeId;
+  }
+  get databaseId(): number {
+    return this.#run.id;
+  }
+  get name(): string {
+    return this.#run.name;
+  }
+  get status(): string | null {
+    return upper(this.#run.status);
+  }
+  get conclusion(): string | null {
+    return upper(this.#run.conclusion);
+  }
+  get startedAt(): string | null {
+    return isoTime(this.#run.startedAt);
+  }
+  get completedAt(): string | null {
+    return isoTime(this.#run.completedAt);
+  }
+  get url(): string {
+    return checkRunUrl(this.#ctx, this.#repo, this.#run);
+  }
+  get permalink(): string {
+    return this.url;
+  }
+  get detailsUrl(): string {
+    return this.#run.detailsUrl ?? this.url;
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/runs/${this.#run.id}`;
+  }
+  get title(): string | null {
+    return this.#run.title;
+  }
+  get summary(): string | null {
+    return this.#run.summary;
+  }
+  isRequired(): boolean {
+    return this.#run.isRequired;
+  }
+  get checkSuite(): CheckSuiteView | null {
+    const suite = this.#repo.checkSuites.get(this.#run.suiteId);
+    return suite ? new CheckSuiteView(this.#ctx, this.#repo, suite) : null;
+  }
+  annotations(args: PageArgs) {
+    const run = this.#run;
+    const web = this.#ctx.webBase;
+    const repo = this.#repo;
+    return connection(run.annotations, args, (a) => ({
+      __typename: "CheckAnnotation",
+      path: a.path,
+      message: a.message,
+      title: a.title,
+      annotationLevel: a.level.toUpperCase(),
+      location: { start: { line: a.startLine, column: null }, end: { line: a.endLine, column: null } },
+      blobUrl: `${web}/${repo.fullName}/blob/${run.headSha}/${a.path}`,
+      rawDetails: null,
+    }));
+  }
+  steps(args: PageArgs) {
+    return connection(this.#run.steps, args, (s) => ({
+      __typename: "CheckStep",
+      name: s.name,
+      number: s.number,
+      status: upper(s.status),
+      conclusion: upper(s.conclusion),
+      startedAt: isoTime(s.startedAt),
+      completedAt: isoTime(s.completedAt),
+      externalId: null,
+      secondsToCompletion:
+        s.startedAt !== null && s.completedAt !== null
+          ? Math.round((s.completedAt - s.startedAt) / 1000)
+          : null,
+    }));
+  }
+  get state(): string {
+    return checkRunState(this.#run);
+  }
+  get repository() {
+    return repositoryView(this.#ctx, this.#repo);
+  }
 }
 
-export function checkSuiteView(ctx: GqlContext, repo: SimRepo, suite: SimCheckSuite): View {
-  const runs = [...repo.checkRuns.values()].filter((r) => r.suiteId === suite.id);
-  const workflowRun = suite.runId !== null ? repo.runs.get(suite.runId) : undefined;
-  return {
-    __typename: "CheckSuite",
-    id: suite.nodeId,
-    databaseId: suite.id,
-    app: {
+export function checkRunView(ctx: GqlContext, repo: SimRepo, run: SimCheckRun): CheckRunView {
+  return new CheckRunView(ctx, repo, run);
+}
+
+export class CheckSuiteView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #suite: SimCheckSuite;
+
+  constructor(ctx: GqlContext, repo: SimRepo, suite: SimCheckSuite) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#suite = suite;
+  }
+
+  #runs(): SimCheckRun[] {
+    return [...this.#repo.checkRuns.values()].filter((r) => r.suiteId === this.#suite.id);
+  }
+  #workflowRun(): SimWorkflowRun | undefined {
+    return this.#suite.runId !== null ? this.#repo.runs.get(this.#suite.runId) : undefined;
+  }
+
+  get __typename(): string {
+    return "CheckSuite";
+  }
+  get id(): string {
+    return this.#suite.nodeId;
+  }
+  get databaseId(): number {
+    return this.#suite.id;
+  }
+  get app() {
+    return {
       __typename: "App",
       id: "A_github_actions",
       databaseId: 15368,
-      name: "GitHub Actions",
-      slug: suite.appSlug,
-    },
-    status: upper(
-      workflowRun?.status ?? (runs.every((r) => r.status === "completed") ? "completed" : "in_progress"),
-    ),
-    conclusion: upper(workflowRun?.conclusion ?? null),
-    createdAt: isoTime(suite.createdAt),
-    updatedAt: isoTime(suite.updatedAt),
-    branch: suite.headBranch ? { __typename: "Ref", name: suite.headBranch, prefix: "refs/heads/" } : null,
-    workflowRun: workflowRun ? workflowRunView(ctx, repo, workflowRun) : null,
-    checkRuns: (args: PageArgs) => connection(runs, args, (r) => checkRunView(ctx, repo, r)),
-    get commit() {
-      const commit = repo.commits.get(suite.headSha);
-      return commit ? commitView(ctx, repo, commit) : null;
-    },
-    url: `${ctx.webBase}/${repo.fullName}/commit/${suite.headSha}/checks`,
-  };
+      name: this.#suite.appSlug === "github-actions" ? "GitHub Actions" : this.#suite.appSlug,
+      slug: this.#suite.appSlug,
+    };
+  }
+  get status(): string | null {
+    const run = this.#workflowRun();
+    return upper(
+      run?.status ?? (this.#runs().every((r) => r.status === "completed") ? "completed" : "in_progress"),
+    );
+  }
+  get conclusion(): string | null {
+    return upper(this.#workflowRun()?.conclusion ?? null);
+  }
+  get createdAt(): string {
+    return isoTime(this.#suite.createdAt);
+  }
+  get updatedAt(): string {
+    return isoTime(this.#suite.updatedAt);
+  }
+  get branch() {
+    return this.#suite.headBranch
+      ? { __typename: "Ref", name: this.#suite.headBranch, prefix: "refs/heads/" }
+      : null;
+  }
+  get workflowRun(): WorkflowRunView | null {
+    const run = this.#workflowRun();
+    return run ? new WorkflowRunView(this.#ctx, this.#repo, run) : null;
+  }
+  checkRuns(args: PageArgs) {
+    return connection(this.#runs(), args, (r) => new CheckRunView(this.#ctx, this.#repo, r));
+  }
+  get commit(): CommitView | null {
+    const commit = this.#repo.commits.get(this.#suite.headSha);
+    return commit ? new CommitView(this.#ctx, this.#repo, commit) : null;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}/${this.#repo.fullName}/commit/${this.#suite.headSha}/checks`;
+  }
 }
 
-export function workflowRunView(ctx: GqlContext, repo: SimRepo, run: SimWorkflowRun): View {
-  const workflow = repo.workflows.get(run.workflowId);
-  return {
-    __typename: "WorkflowRun",
-    id: run.nodeId,
-    databaseId: run.id,
-    runNumber: run.runNumber,
-    event: run.event,
-    createdAt: isoTime(run.createdAt),
-    updatedAt: isoTime(run.updatedAt),
-    url: `${ctx.webBase}/${repo.fullName}/actions/runs/${run.id}`,
-    resourcePath: `/${repo.fullName}/actions/runs/${run.id}`,
-    workflow: workflow
-      ? {
-          __typename: "Workflow",
-          id: workflow.nodeId,
-          databaseId: workflow.id,
-          name: workflow.name,
-          resourcePath: `/${repo.fullName}/actions/workflows/${workflow.path.split("/").pop()}`,
-          url: `${ctx.webBase}/${repo.fullName}/actions/workflows/${workflow.path.split("/").pop()}`,
-          state: "ACTIVE",
-          createdAt: isoTime(workflow.createdAt),
-          updatedAt: isoTime(workflow.createdAt),
-        }
-      : null,
-  };
+export class WorkflowRunView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #run: SimWorkflowRun;
+
+  constructor(ctx: GqlContext, repo: SimRepo, run: SimWorkflowRun) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#run = run;
+  }
+
+  get __typename(): string {
+    return "WorkflowRun";
+  }
+  get id(): string {
+    return this.#run.nodeId;
+  }
+  get databaseId(): number {
+    return this.#run.id;
+  }
+  get runNumber(): number {
+    return this.#run.runNumber;
+  }
+  get event(): string {
+    return this.#run.event;
+  }
+  get createdAt(): string {
+    return isoTime(this.#run.createdAt);
+  }
+  get updatedAt(): string {
+    return isoTime(this.#run.updatedAt);
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/actions/runs/${this.#run.id}`;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}${this.resourcePath}`;
+  }
+  get workflow() {
+    const workflow = this.#repo.workflows.get(this.#run.workflowId);
+    if (!workflow) return null;
+    const file = workflow.path.split("/").pop() ?? workflow.path;
+    return {
+      __typename: "Workflow",
+      id: workflow.nodeId,
+      databaseId: workflow.id,
+      name: workflow.name,
+      resourcePath: `/${this.#repo.fullName}/actions/workflows/${file}`,
+      url: `${this.#ctx.webBase}/${this.#repo.fullName}/actions/workflows/${file}`,
+      state: "ACTIVE",
+      createdAt: isoTime(workflow.createdAt),
+      updatedAt: isoTime(workflow.createdAt),
+    };
+  }
 }
 
-export function statusContextView(
-  ctx: GqlContext,
-  repo: SimRepo,
-  commit: SimCommit,
-  status: SimStatus,
-): View {
-  return {
-    __typename: "StatusContext",
-    id: status.nodeId,
-    context: status.context,
-    state: status.state.toUpperCase(),
-    description: status.description,
-    targetUrl: status.targetUrl,
-    createdAt: isoTime(status.createdAt),
-    creator: actorView(ctx, status.creator),
-    avatarUrl: "https://avatars.githubusercontent.com/u/0?v=4",
-    isRequired: () => false,
-    get commit() {
-      return commitView(ctx, repo, commit);
-    },
-  };
+export class StatusContextView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #commit: SimCommit;
+  readonly #status: SimStatus;
+
+  constructor(ctx: GqlContext, repo: SimRepo, commit: SimCommit, status: SimStatus) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#commit = commit;
+    this.#status = status;
+  }
+
+  get __typename(): string {
+    return "StatusContext";
+  }
+  get id(): string {
+    return this.#status.nodeId;
+  }
+  get context(): string {
+    return this.#status.context;
+  }
+  get state(): string {
+    return this.#status.state.toUpperCase();
+  }
+  get description(): string | null {
+    return this.#status.description;
+  }
+  get targetUrl(): string | null {
+    return this.#status.targetUrl;
+  }
+  get createdAt(): string {
+    return isoTime(this.#status.createdAt);
+  }
+  get creator() {
+    return actorView(this.#ctx, this.#status.creator);
+  }
+  get avatarUrl(): string {
+    return "https://avatars.githubusercontent.com/u/0?v=4";
+  }
+  isRequired(): boolean {
+    return false;
+  }
+  get commit(): CommitView {
+    return new CommitView(this.#ctx, this.#repo, this.#commit);
+  }
 }

@@ -1,69 +1,147 @@
 /**
  * The GraphQL view of an issue: the fields of gh's IssueByNumber / IssueList / issue --json.
  */
+import { authorAssociation } from "../../core/derived-state.js";
 import type { SimIssue, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, emptyConnection } from "../connection.js";
 import { type GqlContext, isoTime } from "../context.js";
-import { actorView, authorAssociation, labelsOf, labelView, usersOf, type View } from "./actors.js";
+import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView } from "./comment-views.js";
 import { repositoryView } from "./repository-view.js";
 
-export function issueView(ctx: GqlContext, repo: SimRepo, issue: SimIssue): View {
-  const url = `${ctx.webBase}/${repo.fullName}/issues/${issue.number}`;
-  return {
-    __typename: "Issue",
-    id: issue.nodeId,
-    databaseId: issue.id,
-    fullDatabaseId: String(issue.id),
-    number: issue.number,
-    title: issue.title,
-    titleHTML: issue.title,
-    body: issue.body,
-    bodyText: issue.body,
-    bodyHTML: `<p>${issue.body}</p>`,
-    url,
-    resourcePath: `/${repo.fullName}/issues/${issue.number}`,
-    state: issue.state.toUpperCase(),
-    stateReason: issue.stateReason,
-    closed: issue.state === "closed",
-    locked: issue.locked,
-    activeLockReason: null,
-    createdAt: isoTime(issue.createdAt),
-    updatedAt: isoTime(issue.updatedAt),
-    publishedAt: isoTime(issue.createdAt),
-    closedAt: isoTime(issue.closedAt),
-    lastEditedAt: null,
-    includesCreatedEdit: false,
-    author: actorView(ctx, issue.author),
-    authorAssociation: authorAssociation(repo, issue.author),
-    editor: null,
-    milestone: null,
-    get repository() {
-      return repositoryView(ctx, repo);
-    },
-    labels: (args: PageArgs) =>
-      connection(labelsOf(repo, issue.labels), args, (l) => labelView(ctx, repo, l)),
-    assignees: (args: PageArgs) => connection(usersOf(ctx, issue.assignees), args, (u) => u),
-    participants: (args: PageArgs) =>
-      connection(
-        usersOf(ctx, [...new Set([issue.author, ...issue.comments.map((c) => c.author)])]),
-        args,
-        (u) => u,
-      ),
-    comments: (args: PageArgs) =>
-      connection(issue.comments, args, (c) => issueCommentView(ctx, repo, issue.number, false, c)),
-    projectCards: () => emptyConnection(),
-    projectItems: () => emptyConnection(),
-    projectsV2: () => emptyConnection(),
-    timelineItems: () => emptyConnection(),
-    trackedIssues: () => emptyConnection(),
-    subIssues: () => emptyConnection(),
-    reactions: () => emptyConnection(),
-    reactionGroups: [],
-    viewerDidAuthor: issue.author.toLowerCase() === ctx.world.viewer.toLowerCase(),
-    viewerCanUpdate: true,
-    viewerCanReact: true,
-    viewerSubscription: "SUBSCRIBED",
-  };
+export class IssueView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #issue: SimIssue;
+
+  constructor(ctx: GqlContext, repo: SimRepo, issue: SimIssue) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#issue = issue;
+  }
+
+  get __typename(): string {
+    return "Issue";
+  }
+  get id(): string {
+    return this.#issue.nodeId;
+  }
+  get databaseId(): number {
+    return this.#issue.id;
+  }
+  get fullDatabaseId(): string {
+    return String(this.#issue.id);
+  }
+  get number(): number {
+    return this.#issue.number;
+  }
+  get title(): string {
+    return this.#issue.title;
+  }
+  get titleHTML(): string {
+    return this.#issue.title;
+  }
+  get body(): string {
+    return this.#issue.body;
+  }
+  get bodyText(): string {
+    return this.#issue.body;
+  }
+  get bodyHTML(): string {
+    return `<p>${this.#issue.body}</p>`;
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/issues/${this.#issue.number}`;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}${this.resourcePath}`;
+  }
+  get state(): string {
+    return this.#issue.state.toUpperCase();
+  }
+  get stateReason(): string | null {
+    return this.#issue.stateReason;
+  }
+  get closed(): boolean {
+    return this.#issue.state === "closed";
+  }
+  get locked(): boolean {
+    return this.#issue.locked;
+  }
+  get createdAt(): string {
+    return isoTime(this.#issue.createdAt);
+  }
+  get publishedAt(): string {
+    return isoTime(this.#issue.createdAt);
+  }
+  get updatedAt(): string {
+    return isoTime(this.#issue.updatedAt);
+  }
+  get closedAt(): string | null {
+    return isoTime(this.#issue.closedAt);
+  }
+  get includesCreatedEdit(): boolean {
+    return false;
+  }
+  get author(): UserView | null {
+    return actorView(this.#ctx, this.#issue.author);
+  }
+  get authorAssociation(): string {
+    return authorAssociation(this.#repo, this.#issue.author);
+  }
+  get repository(): View {
+    return repositoryView(this.#ctx, this.#repo);
+  }
+  labels(args: PageArgs) {
+    return connection(labelsOf(this.#repo, this.#issue.labels), args, (l) =>
+      labelView(this.#ctx, this.#repo, l),
+    );
+  }
+  assignees(args: PageArgs) {
+    return connection(usersOf(this.#ctx, this.#issue.assignees), args, (u) => u);
+  }
+  participants(args: PageArgs) {
+    const logins = [...new Set([this.#issue.author, ...this.#issue.comments.map((c) => c.author)])];
+    return connection(usersOf(this.#ctx, logins), args, (u) => u);
+  }
+  comments(args: PageArgs) {
+    return connection(this.#issue.comments, args, (c) =>
+      issueCommentView(this.#ctx, this.#repo, this.#issue.number, false, c),
+    );
+  }
+  projectCards() {
+    return emptyConnection();
+  }
+  projectItems() {
+    return emptyConnection();
+  }
+  projectsV2() {
+    return emptyConnection();
+  }
+  timelineItems() {
+    return emptyConnection();
+  }
+  trackedIssues() {
+    return emptyConnection();
+  }
+  subIssues() {
+    return emptyConnection();
+  }
+  get reactionGroups(): never[] {
+    return [];
+  }
+  get viewerDidAuthor(): boolean {
+    return this.#issue.author.toLowerCase() === this.#ctx.world.viewer.toLowerCase();
+  }
+  get viewerCanUpdate(): boolean {
+    return true;
+  }
+  get viewerSubscription(): string {
+    return "SUBSCRIBED";
+  }
+}
+
+export function issueView(ctx: GqlContext, repo: SimRepo, issue: SimIssue): IssueView {
+  return new IssueView(ctx, repo, issue);
 }

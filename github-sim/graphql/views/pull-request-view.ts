@@ -3,14 +3,19 @@
  * merge/create, --json fields) and what AO's lifecycle batch asks (reviewDecision, mergeable,
  * mergeStateStatus, headRefOid, the last commit's statusCheckRollup, reviewThreads).
  */
-import { latestReviews, mergeStateStatus, reviewDecision, rollupState } from "../../core/derived-state.js";
-import type { SimPullRequest, SimRepo } from "../../core/model.js";
+import {
+  authorAssociation,
+  latestReviews,
+  mergeStateStatus,
+  reviewDecision,
+} from "../../core/derived-state.js";
+import type { SimCommit, SimPullRequest, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, emptyConnection } from "../connection.js";
 import { type GqlContext, isoTime } from "../context.js";
-import { actorView, authorAssociation, labelsOf, labelView, usersOf, type View } from "./actors.js";
+import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView, reviewThreadView, reviewView } from "./comment-views.js";
-import { commitView, rollupView } from "./commit-view.js";
+import { CommitView, rollupView } from "./commit-view.js";
 import { refView, repositoryView } from "./repository-view.js";
 
 export function pullState(pr: SimPullRequest): "OPEN" | "CLOSED" | "MERGED" {
@@ -22,160 +27,295 @@ interface ReviewArgs extends PageArgs {
   readonly author?: string | null;
 }
 
-export function pullRequestView(ctx: GqlContext, repo: SimRepo, pr: SimPullRequest): View {
-  const url = `${ctx.webBase}/${repo.fullName}/pull/${pr.number}`;
-  const headCommit = repo.commits.get(pr.headSha);
-  const commits = pr.commits.map((sha) => repo.commits.get(sha)).filter((c) => c !== undefined);
-  const additions = pr.files.reduce((n, f) => n + f.additions, 0);
-  const deletions = pr.files.reduce((n, f) => n + f.deletions, 0);
-  return {
-    __typename: "PullRequest",
-    id: pr.nodeId,
-    databaseId: pr.id,
-    fullDatabaseId: String(pr.id),
-    number: pr.number,
-    title: pr.title,
-    titleHTML: pr.title,
-    body: pr.body,
-    bodyText: pr.body,
-    bodyHTML: `<p>${pr.body}</p>`,
-    url,
-    permalink: url,
-    resourcePath: `/${repo.fullName}/pull/${pr.number}`,
-    state: pullState(pr),
-    closed: pr.state === "closed",
-    merged: pr.merged,
-    isDraft: pr.draft,
-    locked: pr.locked,
-    activeLockReason: null,
-    createdAt: isoTime(pr.createdAt),
-    updatedAt: isoTime(pr.updatedAt),
-    publishedAt: isoTime(pr.createdAt),
-    lastEditedAt: null,
-    closedAt: isoTime(pr.closedAt),
-    mergedAt: isoTime(pr.mergedAt),
-    mergedBy: actorView(ctx, pr.mergedBy),
-    author: actorView(ctx, pr.author),
-    authorAssociation: authorAssociation(repo, pr.author),
-    editor: null,
-    includesCreatedEdit: false,
-    headRefName: pr.headRef,
-    headRefOid: pr.headSha,
-    baseRefName: pr.baseRef,
-    baseRefOid: pr.baseSha,
-    get headRef() {
-      return refView(ctx, repo, pr.headRef);
-    },
-    get baseRef() {
-      return refView(ctx, repo, pr.baseRef);
-    },
-    get headRepository() {
-      return repositoryView(ctx, repo);
-    },
-    get headRepositoryOwner() {
-      return repositoryView(ctx, repo).owner;
-    },
-    get baseRepository() {
-      return repositoryView(ctx, repo);
-    },
-    get repository() {
-      return repositoryView(ctx, repo);
-    },
-    isCrossRepository: false,
-    maintainerCanModify: pr.maintainerCanModify,
-    mergeable: pr.state === "open" ? pr.mergeable : "UNKNOWN",
-    get mergeStateStatus() {
-      return mergeStateStatus(repo, pr);
-    },
-    get reviewDecision() {
-      return reviewDecision(repo, pr);
-    },
-    get mergeCommit() {
-      const commit = pr.mergeCommitSha ? repo.commits.get(pr.mergeCommitSha) : undefined;
-      return commit ? commitView(ctx, repo, commit) : null;
-    },
-    potentialMergeCommit: null,
-    autoMergeRequest: null,
-    isInMergeQueue: false,
-    isMergeQueueEnabled: false,
-    mergeQueueEntry: null,
-    additions,
-    deletions,
-    changedFiles: pr.files.length,
-    totalCommentsCount: pr.comments.length + pr.reviewComments.length,
-    get statusCheckRollup() {
-      return headCommit && rollupState(repo, headCommit) !== null ? rollupView(ctx, repo, headCommit) : null;
-    },
-    commits: (args: PageArgs) =>
-      connection(commits, args, (c) => ({
-        __typename: "PullRequestCommit",
-        id: `PURC_${pr.nodeId}_${c.sha}`,
-        url: `${url}/commits/${c.sha}`,
-        resourcePath: `/${repo.fullName}/pull/${pr.number}/commits/${c.sha}`,
-        commit: commitView(ctx, repo, c),
-        get pullRequest() {
-          return pullRequestView(ctx, repo, pr);
-        },
-      })),
-    files: (args: PageArgs) =>
-      connection(pr.files, args, (f) => ({
-        __typename: "PullRequestChangedFile",
-        path: f.path,
-        additions: f.additions,
-        deletions: f.deletions,
-        changeType: f.status === "removed" ? "DELETED" : f.status.toUpperCase(),
-        viewerViewedState: "UNVIEWED",
-      })),
-    labels: (args: PageArgs) => connection(labelsOf(repo, pr.labels), args, (l) => labelView(ctx, repo, l)),
-    assignees: (args: PageArgs) => connection(usersOf(ctx, pr.assignees), args, (u) => u),
-    participants: (args: PageArgs) =>
-      connection(
-        usersOf(ctx, [...new Set([pr.author, ...pr.comments.map((c) => c.author)])]),
-        args,
-        (u) => u,
-      ),
-    reviewRequests: (args: PageArgs) =>
-      connection(usersOf(ctx, pr.requestedReviewers), args, (u) => ({
-        __typename: "ReviewRequest",
-        id: `RR_${pr.nodeId}_${String(u.login)}`,
-        asCodeOwner: false,
-        requestedReviewer: u,
-      })),
-    reviews: (args: ReviewArgs) => {
-      const states = args.states ? new Set(args.states) : undefined;
-      const author = args.author?.toLowerCase();
-      const reviews = pr.reviews.filter(
-        (r) => (!states || states.has(r.state)) && (!author || r.author.toLowerCase() === author),
-      );
-      return connection(reviews, args, (r) => reviewView(ctx, repo, pr, r));
-    },
-    latestReviews: (args: PageArgs) =>
-      connection(latestReviews(pr), args, (r) => reviewView(ctx, repo, pr, r)),
-    latestOpinionatedReviews: (args: PageArgs) =>
-      connection(
-        latestReviews(pr).filter((r) => r.state !== "COMMENTED"),
-        args,
-        (r) => reviewView(ctx, repo, pr, r),
-      ),
-    comments: (args: PageArgs) =>
-      connection(pr.comments, args, (c) => issueCommentView(ctx, repo, pr.number, true, c)),
-    reviewThreads: (args: PageArgs) =>
-      connection(pr.reviewThreads, args, (t) => reviewThreadView(ctx, repo, pr, t)),
-    milestone: null,
-    projectCards: () => emptyConnection(),
-    projectItems: () => emptyConnection(),
-    projectsV2: () => emptyConnection(),
-    timelineItems: () => emptyConnection(),
-    closingIssuesReferences: () => emptyConnection(),
-    reactions: () => emptyConnection(),
-    reactionGroups: [],
-    viewerDidAuthor: pr.author.toLowerCase() === ctx.world.viewer.toLowerCase(),
-    viewerCanUpdate: true,
-    viewerCanReact: true,
-    viewerSubscription: "SUBSCRIBED",
-    viewerLatestReview: null,
-    viewerLatestReviewRequest: null,
-    viewerMergeHeadlineText: "",
-    viewerMergeBodyText: "",
-  };
+export class PullRequestView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #pr: SimPullRequest;
+
+  constructor(ctx: GqlContext, repo: SimRepo, pr: SimPullRequest) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#pr = pr;
+  }
+
+  get __typename(): string {
+    return "PullRequest";
+  }
+  get id(): string {
+    return this.#pr.nodeId;
+  }
+  get databaseId(): number {
+    return this.#pr.id;
+  }
+  get fullDatabaseId(): string {
+    return String(this.#pr.id);
+  }
+  get number(): number {
+    return this.#pr.number;
+  }
+  get title(): string {
+    return this.#pr.title;
+  }
+  get titleHTML(): string {
+    return this.#pr.title;
+  }
+  get body(): string {
+    return this.#pr.body;
+  }
+  get bodyText(): string {
+    return this.#pr.body;
+  }
+  get bodyHTML(): string {
+    return `<p>${this.#pr.body}</p>`;
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/pull/${this.#pr.number}`;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}${this.resourcePath}`;
+  }
+  get permalink(): string {
+    return this.url;
+  }
+  get state(): string {
+    return pullState(this.#pr);
+  }
+  get closed(): boolean {
+    return this.#pr.state === "closed";
+  }
+  get merged(): boolean {
+    return this.#pr.merged;
+  }
+  get isDraft(): boolean {
+    return this.#pr.draft;
+  }
+  get locked(): boolean {
+    return this.#pr.locked;
+  }
+  get createdAt(): string {
+    return isoTime(this.#pr.createdAt);
+  }
+  get publishedAt(): string {
+    return isoTime(this.#pr.createdAt);
+  }
+  get updatedAt(): string {
+    return isoTime(this.#pr.updatedAt);
+  }
+  get closedAt(): string | null {
+    return isoTime(this.#pr.closedAt);
+  }
+  get mergedAt(): string | null {
+    return isoTime(this.#pr.mergedAt);
+  }
+  get mergedBy(): UserView | null {
+    return actorView(this.#ctx, this.#pr.mergedBy);
+  }
+  get author(): UserView | null {
+    return actorView(this.#ctx, this.#pr.author);
+  }
+  get authorAssociation(): string {
+    return authorAssociation(this.#repo, this.#pr.author);
+  }
+  get includesCreatedEdit(): boolean {
+    return false;
+  }
+  get headRefName(): string {
+    return this.#pr.headRef;
+  }
+  get headRefOid(): string {
+    return this.#pr.headSha;
+  }
+  get baseRefName(): string {
+    return this.#pr.baseRef;
+  }
+  get baseRefOid(): string {
+    return this.#pr.baseSha;
+  }
+  get headRef(): View | null {
+    return refView(this.#ctx, this.#repo, this.#pr.headRef);
+  }
+  get baseRef(): View | null {
+    return refView(this.#ctx, this.#repo, this.#pr.baseRef);
+  }
+  get headRepository(): View {
+    return repositoryView(this.#ctx, this.#repo);
+  }
+  get headRepositoryOwner(): UserView {
+    return repositoryView(this.#ctx, this.#repo).owner;
+  }
+  get baseRepository(): View {
+    return repositoryView(this.#ctx, this.#repo);
+  }
+  get repository(): View {
+    return repositoryView(this.#ctx, this.#repo);
+  }
+  get isCrossRepository(): boolean {
+    return false;
+  }
+  get maintainerCanModify(): boolean {
+    return this.#pr.maintainerCanModify;
+  }
+  get mergeable(): string {
+    return this.#pr.state === "open" ? this.#pr.mergeable : "UNKNOWN";
+  }
+  get mergeStateStatus(): string {
+    return mergeStateStatus(this.#repo, this.#pr);
+  }
+  get reviewDecision(): string | null {
+    return reviewDecision(this.#repo, this.#pr);
+  }
+  get mergeCommit(): CommitView | null {
+    const commit = this.#pr.mergeCommitSha ? this.#repo.commits.get(this.#pr.mergeCommitSha) : undefined;
+    return commit ? new CommitView(this.#ctx, this.#repo, commit) : null;
+  }
+  get isInMergeQueue(): boolean {
+    return false;
+  }
+  get isMergeQueueEnabled(): boolean {
+    return false;
+  }
+  get additions(): number {
+    return this.#pr.files.reduce((n, f) => n + f.additions, 0);
+  }
+  get deletions(): number {
+    return this.#pr.files.reduce((n, f) => n + f.deletions, 0);
+  }
+  get changedFiles(): number {
+    return this.#pr.files.length;
+  }
+  get totalCommentsCount(): number {
+    return this.#pr.comments.length + this.#pr.reviewComments.length;
+  }
+  get statusCheckRollup() {
+    const head = this.#repo.commits.get(this.#pr.headSha);
+    return head ? rollupView(this.#ctx, this.#repo, head) : null;
+  }
+  commits(args: PageArgs) {
+    const commits = this.#pr.commits
+      .map((sha) => this.#repo.commits.get(sha))
+      .filter((c): c is SimCommit => c !== undefined);
+    return connection(commits, args, (c) => new PullRequestCommitView(this.#ctx, this.#repo, this.#pr, c));
+  }
+  files(args: PageArgs) {
+    return connection(this.#pr.files, args, (f) => ({
+      __typename: "PullRequestChangedFile",
+      path: f.path,
+      additions: f.additions,
+      deletions: f.deletions,
+      changeType: f.status === "removed" ? "DELETED" : f.status.toUpperCase(),
+      viewerViewedState: "UNVIEWED",
+    }));
+  }
+  labels(args: PageArgs) {
+    return connection(labelsOf(this.#repo, this.#pr.labels), args, (l) =>
+      labelView(this.#ctx, this.#repo, l),
+    );
+  }
+  assignees(args: PageArgs) {
+    return connection(usersOf(this.#ctx, this.#pr.assignees), args, (u) => u);
+  }
+  participants(args: PageArgs) {
+    const logins = [...new Set([this.#pr.author, ...this.#pr.comments.map((c) => c.author)])];
+    return connection(usersOf(this.#ctx, logins), args, (u) => u);
+  }
+  reviewRequests(args: PageArgs) {
+    const nodeId = this.#pr.nodeId;
+    return connection(usersOf(this.#ctx, this.#pr.requestedReviewers), args, (u) => ({
+      __typename: "ReviewRequest",
+      id: `RR_${nodeId}_${u.login}`,
+      asCodeOwner: false,
+      requestedReviewer: u,
+    }));
+  }
+  reviews(args: ReviewArgs) {
+    const states = args.states ? new Set(args.states) : undefined;
+    const author = args.author?.toLowerCase();
+    const reviews = this.#pr.reviews.filter(
+      (r) => (!states || states.has(r.state)) && (!author || r.author.toLowerCase() === author),
+    );
+    return connection(reviews, args, (r) => reviewView(this.#ctx, this.#repo, this.#pr, r));
+  }
+  latestReviews(args: PageArgs) {
+    return connection(latestReviews(this.#pr), args, (r) => reviewView(this.#ctx, this.#repo, this.#pr, r));
+  }
+  latestOpinionatedReviews(args: PageArgs) {
+    const reviews = latestReviews(this.#pr).filter((r) => r.state !== "COMMENTED");
+    return connection(reviews, args, (r) => reviewView(this.#ctx, this.#repo, this.#pr, r));
+  }
+  comments(args: PageArgs) {
+    return connection(this.#pr.comments, args, (c) =>
+      issueCommentView(this.#ctx, this.#repo, this.#pr.number, true, c),
+    );
+  }
+  reviewThreads(args: PageArgs) {
+    return connection(this.#pr.reviewThreads, args, (t) =>
+      reviewThreadView(this.#ctx, this.#repo, this.#pr, t),
+    );
+  }
+  projectCards() {
+    return emptyConnection();
+  }
+  projectItems() {
+    return emptyConnection();
+  }
+  projectsV2() {
+    return emptyConnection();
+  }
+  timelineItems() {
+    return emptyConnection();
+  }
+  closingIssuesReferences() {
+    return emptyConnection();
+  }
+  get reactionGroups(): never[] {
+    return [];
+  }
+  get viewerDidAuthor(): boolean {
+    return this.#pr.author.toLowerCase() === this.#ctx.world.viewer.toLowerCase();
+  }
+  get viewerCanUpdate(): boolean {
+    return true;
+  }
+  get viewerCanReact(): boolean {
+    return true;
+  }
+  get viewerSubscription(): string {
+    return "SUBSCRIBED";
+  }
+}
+
+class PullRequestCommitView implements View {
+  readonly #ctx: GqlContext;
+  readonly #repo: SimRepo;
+  readonly #pr: SimPullRequest;
+  readonly #commit: SimCommit;
+
+  constructor(ctx: GqlContext, repo: SimRepo, pr: SimPullRequest, commit: SimCommit) {
+    this.#ctx = ctx;
+    this.#repo = repo;
+    this.#pr = pr;
+    this.#commit = commit;
+  }
+  get __typename(): string {
+    return "PullRequestCommit";
+  }
+  get id(): string {
+    return `PURC_${this.#pr.nodeId}_${this.#commit.sha}`;
+  }
+  get resourcePath(): string {
+    return `/${this.#repo.fullName}/pull/${this.#pr.number}/commits/${this.#commit.sha}`;
+  }
+  get url(): string {
+    return `${this.#ctx.webBase}${this.resourcePath}`;
+  }
+  get commit(): CommitView {
+    return new CommitView(this.#ctx, this.#repo, this.#commit);
+  }
+  get pullRequest(): PullRequestView {
+    return new PullRequestView(this.#ctx, this.#repo, this.#pr);
+  }
+}
+
+export function pullRequestView(ctx: GqlContext, repo: SimRepo, pr: SimPullRequest): PullRequestView {
+  return new PullRequestView(ctx, repo, pr);
 }

@@ -301,6 +301,19 @@ describe("the simulator's GraphQL API", () => {
       expect(sim.world.changes().map((c) => c.kind)).toEqual(["issue_comment.created"]);
     });
 
+    it("never serves a memoised answer after the world changed, nor memoises rateLimit", async () => {
+      const query =
+        'query Comments { repository(owner: "acme", name: "widgets") { pullRequest(number: 2) { comments(last: 1) { totalCount nodes { body } } } } }';
+      const first = await gql(sim, query);
+      expect(await gql(sim, query)).toMatchObject({ text: first.text });
+      sim.inject({ type: "comment", number: 2, body: "fresh" });
+      expect(JSON.parse((await gql(sim, query)).text)).toEqual({
+        data: { repository: { pullRequest: { comments: { totalCount: 2, nodes: [{ body: "fresh" }] } } } },
+      });
+      const used = async () => (await gql(sim, "{ rateLimit { used } }")).json.data?.rateLimit;
+      expect(await used()).not.toEqual(await used());
+    });
+
     it("refuses a second PR for the same branch with UNPROCESSABLE", async () => {
       const repo = sim.world.repo("acme/widgets");
       const reply = await gql(
