@@ -22,7 +22,7 @@ import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js
 import type { PriorityClass } from "../pipeline/types.js";
 import { LuaScripts } from "../redis/lua-scripts.js";
 import { createRedisClient } from "../redis/redis-url.js";
-import { type BudgetClock, realSleep } from "./budget-clock.js";
+import type { BudgetClock } from "./budget-clock.js";
 import {
   type BudgetPolicy,
   type BudgetPolicyInput,
@@ -38,11 +38,19 @@ import {
   resourcesKey,
 } from "./budget-state.js";
 import {
+  budgetBadRequest,
+  validateCost,
+  validateResource,
+  validateSessionId,
+  validateWeight,
+} from "./budget-validation.js";
+import {
   type BudgetViews,
   createBudgetViews,
   type GlobalBudgetView,
   type SessionSpend,
 } from "./budget-views.js";
+import { BudgetWaiters } from "./budget-waiters.js";
 import type { AdmissionReason } from "./core/admission.js";
 import { isFairShareExempt, reserveFraction } from "./core/reserve.js";
 import type { SessionBudgetView } from "./core/session-view.js";
@@ -111,7 +119,6 @@ export interface SettleOutcome {
   readonly charges?: readonly { readonly sessionId: string; readonly cost: number }[] | undefined;
 }
 
-const RESOURCE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const REASONS: Record<string, AdmissionReason> = {
   "1": "exempt",
   "2": "within-share",
@@ -127,27 +134,6 @@ const SCRIPTS = [
   "forgetBudgetSession-5.lua",
 ];
 
-function badRequest(message: string): AoError {
-  return new AoError(BudgetErrors.AO_ERR_BUDGET_BAD_REQUEST, message, { httpStatus: 500 });
-}
-
-export function validateSessionId(sessionId: string): void {
-  if (
-    typeof sessionId !== "string" ||
-    sessionId.length === 0 ||
-    sessionId.length > 256 ||
-    sessionId.includes("|")
-  ) {
-    throw badRequest(`budget: session id must be 1–256 characters without "|"`);
-  }
-}
-
-function validateResource(resource: string): void {
-  if (typeof resource !== "string" || !RESOURCE_RE.test(resource)) {
-    throw badRequest(`budget: resource "${String(resource)}" is not a GitHub rate-limit resource name`);
-  }
-}
-
 export class BudgetGate {
   readonly policy: BudgetPolicy;
   readonly #options: BudgetGateOptions;
@@ -159,7 +145,7 @@ export class BudgetGate {
   #scripts: LuaScripts | undefined;
   #views: BudgetViews | undefined;
   readonly #knownResources = new Set<string>();
-  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #waiters: BudgetWaiters;
   readonly #closing = new AbortController();
   #started = false;
 
@@ -176,6 +162,7 @@ export class BudgetGate {
     this.#logger = (options.logger ?? silentLogger()).child({ component: "budget" });
     this.#clock = options.clock;
     this.policy = resolveBudgetPolicy(options.policy);
+    this.#waiters = new BudgetWaiters(options.clock);
   }
 
   async start(): Promise<void> {
@@ -184,7 +171,7 @@ export class BudgetGate {
     this.#redis = createRedisClient(this.#options.redis, { connectionName: name });
     this.#sub = createRedisClient(this.#options.redis, { connectionName: `${name}:sub` });
     this.#scripts = new LuaScripts(this.#redis, SCRIPTS, BudgetErrors.AO_ERR_BUDGET_SCRIPT_FAILED);
-    this.#sub.on("message", (_channel: string, resource: string) => this.#wake(resource));
+    this.#sub.on("message", (_channel: string, resource: string) => this.#waiters.wake(resource));
     await this.#sub.subscribe(freedChannel(this.#prefix));
     this.#views = createBudgetViews({
       policy: this.policy,
@@ -200,8 +187,7 @@ export class BudgetGate {
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort();
-    for (const set of this.#waiters.values()) for (const wake of set) wake();
-    this.#waiters.clear();
+    this.#waiters.wakeAll();
     await Promise.allSettled([this.#sub?.quit(), this.#redis?.quit()]);
   }
 
@@ -210,12 +196,8 @@ export class BudgetGate {
     const weight = request.weight ?? 1;
     validateSessionId(request.sessionId);
     validateResource(request.resource);
-    if (!(Number.isFinite(weight) && weight > 0 && weight <= 1000)) {
-      throw badRequest(`budget: weight must be in (0, 1000], got ${weight}`);
-    }
-    if (!(Number.isFinite(request.cost) && request.cost >= 0)) {
-      throw badRequest(`budget: cost must be a number ≥ 0, got ${request.cost}`);
-    }
+    validateWeight(weight);
+    validateCost(request.cost);
     const { scripts } = this.#live();
     const id = randomUUID();
     const base = { id, sessionId: request.sessionId, resource: request.resource, priority: request.priority };
@@ -304,20 +286,18 @@ export class BudgetGate {
         },
         "waiting for budget",
       );
-      await this.#wait(request.resource, Math.max(1, wakeAt - decision.now), options.signal);
+      await this.#waiters.wait(request.resource, Math.max(1, wakeAt - decision.now), options.signal);
     }
   }
 
   /** Settles an admission with what the request really cost (0 for a 304 or a cache hit). */
   async settle(admission: Admission, outcome: number | SettleOutcome): Promise<void> {
     const o: SettleOutcome = typeof outcome === "number" ? { cost: outcome } : outcome;
-    if (!(Number.isFinite(o.cost) && o.cost >= 0))
-      throw badRequest(`budget: settle cost must be ≥ 0, got ${o.cost}`);
+    validateCost(o.cost, "settle cost");
     const charges = o.charges ?? [{ sessionId: admission.sessionId, cost: o.cost }];
     for (const c of charges) {
       validateSessionId(c.sessionId);
-      if (!(Number.isFinite(c.cost) && c.cost >= 0))
-        throw badRequest(`budget: charge must be ≥ 0, got ${c.cost}`);
+      validateCost(c.cost, "charge");
     }
     let report = o.rateLimit;
     if (report && report.resource !== admission.resource) {
@@ -349,7 +329,7 @@ export class BudgetGate {
     validateResource(snapshot.resource);
     const { limit, remaining, reset } = snapshot;
     if (![limit, remaining, reset].every((x) => Number.isFinite(x) && x >= 0)) {
-      throw badRequest("budget: a rate-limit report needs finite limit, remaining and reset");
+      throw budgetBadRequest("a rate-limit report needs finite limit, remaining and reset");
     }
     const { scripts } = this.#live();
     await this.#remember(snapshot.resource);
@@ -440,40 +420,6 @@ export class BudgetGate {
         httpStatus: 503,
         cause: signal.reason,
       });
-    }
-  }
-
-  #wake(resource: string): void {
-    const set = this.#waiters.get(resource);
-    if (!set) return;
-    this.#waiters.delete(resource);
-    for (const wake of set) wake();
-  }
-
-  /** Sleeps up to `ms`, ending early on a "budget freed" message, close() or the caller's signal. */
-  async #wait(resource: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
-    const timer = new AbortController();
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    let set = this.#waiters.get(resource);
-    if (!set) {
-      set = new Set();
-      this.#waiters.set(resource, set);
-    }
-    set.add(wake);
-    const onAbort = () => wake();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const sleep = (this.#clock ? this.#clock.sleep(ms, timer.signal) : realSleep(ms, timer.signal)).catch(
-      () => undefined,
-    );
-    try {
-      await Promise.race([sleep, woken]);
-    } finally {
-      timer.abort();
-      this.#waiters.get(resource)?.delete(wake);
-      signal?.removeEventListener("abort", onAbort);
     }
   }
 }

