@@ -28,8 +28,11 @@ local now = c.now
 local w, rolled = loadWindow(k, c)
 local purged = purgeReservations(k, w, now)
 pruneInactive(k, now, activeMs)
-saveWindow(k, w)
-if rolled or purged > 0 then rcall('PUBLISH', c.channel, c.resource) end
+-- A read writes only when housekeeping changed something (views poll every 250 ms per broker).
+if rolled or purged > 0 then
+  saveWindow(k, w)
+  rcall('PUBLISH', c.channel, c.resource)
+end
 
 local active = {}
 local seen = rcall('ZRANGE', k.seen, 0, -1, 'WITHSCORES')
