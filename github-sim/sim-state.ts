@@ -15,6 +15,7 @@ import type { ScenarioEngine, TickReport } from "./core/scenario-engine.js";
 import type { ParsedScenario } from "./core/scenario-schema.js";
 import { SecondaryLimits, type SecondaryLimitsConfig } from "./core/secondary-limits.js";
 import type { World } from "./core/world.js";
+import { memoisedIsoTime, type TimeFormat } from "./graphql/context.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { ResultCache } from "./graphql/result-cache.js";
 import { type SimStats, StatsCollector } from "./stats.js";
@@ -46,6 +47,8 @@ export class SimState {
   readonly results: ResultCache | undefined;
   readonly token: string;
   readonly webBase: string;
+  /** GitHub DateTime formatting, memoised (GraphQL answers format many repeated instants). */
+  readonly iso: TimeFormat = memoisedIsoTime();
   private readonly clock: SimClock;
   private offset = 0;
   private current: LoadedScenario;

@@ -17,6 +17,8 @@ export interface RateLimitView {
 
 export interface GqlContext {
   readonly world: World;
+  /** GitHub's DateTime for an epoch-ms instant (memoised per simulator). */
+  readonly iso: TimeFormat;
   /** e.g. `http://github.localhost` (no trailing slash). */
   readonly webBase: string;
   readonly rateLimit: RateLimitView;
@@ -27,4 +29,25 @@ export function isoTime(ms: number): string;
 export function isoTime(ms: number | null): string | null;
 export function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+export type TimeFormat = typeof isoTime;
+
+/**
+ * isoTime with a bounded memo: the world's timestamps repeat across queries, and formatting is
+ * a measurable share of executing a large query. One per simulator.
+ */
+export function memoisedIsoTime(max = 50_000): TimeFormat {
+  const cache = new Map<number, string>();
+  const format = (ms: number | null): string | null => {
+    if (ms === null) return null;
+    let text = cache.get(ms);
+    if (text === undefined) {
+      if (cache.size >= max) cache.clear();
+      text = isoTime(ms);
+      cache.set(ms, text);
+    }
+    return text;
+  };
+  return format as TimeFormat;
 }

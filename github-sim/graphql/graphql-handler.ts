@@ -95,6 +95,7 @@ export async function handleGraphQL(state: SimState, request: SimRequest): Promi
   }
   const ctx: GqlContext = {
     world: state.world,
+    iso: state.iso,
     webBase: state.webBase,
     rateLimit: {
       cost: cost.cost,

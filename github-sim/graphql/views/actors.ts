@@ -6,7 +6,7 @@
  * query valid against GitHub's schema runs. Getters compute only what a query asks for.
  */
 import type { SimLabel, SimRepo, SimUser } from "../../core/model.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 
 /** Anything the executor can resolve abstract types for. */
 export interface View {
@@ -52,10 +52,10 @@ export class UserView implements View {
     return `https://avatars.githubusercontent.com/u/${this.#user.id}?v=4`;
   }
   get createdAt(): string {
-    return isoTime(this.#user.createdAt);
+    return this.#ctx.iso(this.#user.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#user.createdAt);
+    return this.#ctx.iso(this.#user.createdAt);
   }
   get isViewer(): boolean {
     return this.#user.login === this.#ctx.world.viewer;
@@ -122,10 +122,10 @@ export class LabelView implements View {
     return this.#label.isDefault;
   }
   get createdAt(): string {
-    return isoTime(this.#label.createdAt);
+    return this.#ctx.iso(this.#label.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#label.createdAt);
+    return this.#ctx.iso(this.#label.createdAt);
   }
   get resourcePath(): string {
     return `/${this.#repo.fullName}/labels/${encodeURIComponent(this.#label.name)}`;

@@ -14,7 +14,7 @@ import type {
 } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection } from "../connection.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 import { actorView, type UserView, type View } from "./actors.js";
 
 function html(body: string): string {
@@ -65,10 +65,10 @@ abstract class CommentLike implements View {
     return html(this.record().body);
   }
   get createdAt(): string {
-    return isoTime(this.created());
+    return this.ctx.iso(this.created());
   }
   get publishedAt(): string {
-    return isoTime(this.created());
+    return this.ctx.iso(this.created());
   }
   get resourcePath(): string {
     return this.url.slice(this.ctx.webBase.length);
@@ -123,7 +123,7 @@ export class IssueCommentView extends CommentLike {
     return this.#comment.createdAt;
   }
   get updatedAt(): string {
-    return isoTime(this.#comment.updatedAt);
+    return this.ctx.iso(this.#comment.updatedAt);
   }
   get url(): string {
     return `${this.ctx.webBase}/${this.repo.fullName}/${this.#isPull ? "pull" : "issues"}/${this.#number}#issuecomment-${this.#comment.id}`;
@@ -162,10 +162,10 @@ export class ReviewView extends CommentLike {
     return this.#review.state;
   }
   get submittedAt(): string {
-    return isoTime(this.#review.submittedAt);
+    return this.ctx.iso(this.#review.submittedAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#review.submittedAt);
+    return this.ctx.iso(this.#review.submittedAt);
   }
   get commit() {
     return {
@@ -211,7 +211,7 @@ export class ReviewCommentView extends CommentLike {
     return this.#comment.createdAt;
   }
   get updatedAt(): string {
-    return isoTime(this.#comment.updatedAt);
+    return this.ctx.iso(this.#comment.updatedAt);
   }
   get url(): string {
     return `${this.ctx.webBase}/${this.repo.fullName}/pull/${this.#pr.number}#discussion_r${this.#comment.id}`;

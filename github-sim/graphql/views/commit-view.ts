@@ -20,7 +20,7 @@ import type {
 } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, connectionWith } from "../connection.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 import { actorView, type View } from "./actors.js";
 import { repositoryView } from "./repository-view.js";
 
@@ -31,7 +31,7 @@ function gitActor(ctx: GqlContext, commit: SimCommit) {
     __typename: "GitActor",
     name: commit.authorName,
     email: commit.authorEmail,
-    date: isoTime(commit.authoredAt),
+    date: ctx.iso(commit.authoredAt),
     get user() {
       return actorView(ctx, commit.author);
     },
@@ -72,13 +72,13 @@ export class CommitView implements View {
     return this.#commit.message.split("\n").slice(1).join("\n").trim();
   }
   get committedDate(): string {
-    return isoTime(this.#commit.committedAt);
+    return this.#ctx.iso(this.#commit.committedAt);
   }
   get authoredDate(): string {
-    return isoTime(this.#commit.authoredAt);
+    return this.#ctx.iso(this.#commit.authoredAt);
   }
   get pushedDate(): string {
-    return isoTime(this.#commit.committedAt);
+    return this.#ctx.iso(this.#commit.committedAt);
   }
   get resourcePath(): string {
     return `/${this.#repo.fullName}/commit/${this.#commit.sha}`;
@@ -236,10 +236,10 @@ export class CheckRunView implements View {
     return upper(this.#run.conclusion);
   }
   get startedAt(): string | null {
-    return isoTime(this.#run.startedAt);
+    return this.#ctx.iso(this.#run.startedAt);
   }
   get completedAt(): string | null {
-    return isoTime(this.#run.completedAt);
+    return this.#ctx.iso(this.#run.completedAt);
   }
   get url(): string {
     return checkRunUrl(this.#ctx, this.#repo, this.#run);
@@ -288,8 +288,8 @@ export class CheckRunView implements View {
       number: s.number,
       status: upper(s.status),
       conclusion: upper(s.conclusion),
-      startedAt: isoTime(s.startedAt),
-      completedAt: isoTime(s.completedAt),
+      startedAt: this.#ctx.iso(s.startedAt),
+      completedAt: this.#ctx.iso(s.completedAt),
       externalId: null,
       secondsToCompletion:
         s.startedAt !== null && s.completedAt !== null
@@ -355,10 +355,10 @@ export class CheckSuiteView implements View {
     return upper(this.#workflowRun()?.conclusion ?? null);
   }
   get createdAt(): string {
-    return isoTime(this.#suite.createdAt);
+    return this.#ctx.iso(this.#suite.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#suite.updatedAt);
+    return this.#ctx.iso(this.#suite.updatedAt);
   }
   get branch() {
     return this.#suite.headBranch
@@ -408,10 +408,10 @@ export class WorkflowRunView implements View {
     return this.#run.event;
   }
   get createdAt(): string {
-    return isoTime(this.#run.createdAt);
+    return this.#ctx.iso(this.#run.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#run.updatedAt);
+    return this.#ctx.iso(this.#run.updatedAt);
   }
   get resourcePath(): string {
     return `/${this.#repo.fullName}/actions/runs/${this.#run.id}`;
@@ -431,8 +431,8 @@ export class WorkflowRunView implements View {
       resourcePath: `/${this.#repo.fullName}/actions/workflows/${file}`,
       url: `${this.#ctx.webBase}/${this.#repo.fullName}/actions/workflows/${file}`,
       state: "ACTIVE",
-      createdAt: isoTime(workflow.createdAt),
-      updatedAt: isoTime(workflow.createdAt),
+      createdAt: this.#ctx.iso(workflow.createdAt),
+      updatedAt: this.#ctx.iso(workflow.createdAt),
     };
   }
 }
@@ -469,7 +469,7 @@ export class StatusContextView implements View {
     return this.#status.targetUrl;
   }
   get createdAt(): string {
-    return isoTime(this.#status.createdAt);
+    return this.#ctx.iso(this.#status.createdAt);
   }
   get creator() {
     return actorView(this.#ctx, this.#status.creator);

@@ -5,7 +5,7 @@ import { authorAssociation } from "../../core/derived-state.js";
 import type { SimIssue, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, emptyConnection } from "../connection.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView } from "./comment-views.js";
 import { repositoryView } from "./repository-view.js";
@@ -70,16 +70,16 @@ export class IssueView implements View {
     return this.#issue.locked;
   }
   get createdAt(): string {
-    return isoTime(this.#issue.createdAt);
+    return this.#ctx.iso(this.#issue.createdAt);
   }
   get publishedAt(): string {
-    return isoTime(this.#issue.createdAt);
+    return this.#ctx.iso(this.#issue.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#issue.updatedAt);
+    return this.#ctx.iso(this.#issue.updatedAt);
   }
   get closedAt(): string | null {
-    return isoTime(this.#issue.closedAt);
+    return this.#ctx.iso(this.#issue.closedAt);
   }
   get includesCreatedEdit(): boolean {
     return false;

@@ -12,7 +12,7 @@ import {
 import type { SimCommit, SimPullRequest, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, emptyConnection } from "../connection.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView, reviewThreadView, reviewView } from "./comment-views.js";
 import { CommitView, rollupView } from "./commit-view.js";
@@ -93,19 +93,19 @@ export class PullRequestView implements View {
     return this.#pr.locked;
   }
   get createdAt(): string {
-    return isoTime(this.#pr.createdAt);
+    return this.#ctx.iso(this.#pr.createdAt);
   }
   get publishedAt(): string {
-    return isoTime(this.#pr.createdAt);
+    return this.#ctx.iso(this.#pr.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#pr.updatedAt);
+    return this.#ctx.iso(this.#pr.updatedAt);
   }
   get closedAt(): string | null {
-    return isoTime(this.#pr.closedAt);
+    return this.#ctx.iso(this.#pr.closedAt);
   }
   get mergedAt(): string | null {
-    return isoTime(this.#pr.mergedAt);
+    return this.#ctx.iso(this.#pr.mergedAt);
   }
   get mergedBy(): UserView | null {
     return actorView(this.#ctx, this.#pr.mergedBy);

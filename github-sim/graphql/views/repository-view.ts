@@ -7,7 +7,7 @@ import type { SimIssue, SimPullRequest, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { WorldError } from "../../core/world-error.js";
 import { connection, emptyConnection } from "../connection.js";
-import { type GqlContext, isoTime } from "../context.js";
+import type { GqlContext } from "../context.js";
 import { labelView, ownerView, type UserView, usersOf, type View } from "./actors.js";
 import { commitView } from "./commit-view.js";
 import { issueView } from "./issue-view.js";
@@ -128,13 +128,13 @@ export class RepositoryView implements View {
     return this.#repo.rebaseMergeAllowed;
   }
   get createdAt(): string {
-    return isoTime(this.#repo.createdAt);
+    return this.#ctx.iso(this.#repo.createdAt);
   }
   get updatedAt(): string {
-    return isoTime(this.#repo.updatedAt);
+    return this.#ctx.iso(this.#repo.updatedAt);
   }
   get pushedAt(): string {
-    return isoTime(this.#repo.pushedAt);
+    return this.#ctx.iso(this.#repo.pushedAt);
   }
   get defaultBranchRef(): View | null {
     return refView(this.#ctx, this.#repo, this.#repo.defaultBranch);
