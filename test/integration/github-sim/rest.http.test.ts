@@ -47,6 +47,34 @@ describe("the simulator's REST API", () => {
     });
   });
 
+  describe("when a gateway forwards in reverse mode", () => {
+    it("builds API links on X-Forwarded-Host, so bodies match the proxy form", async () => {
+      const forwarded = await rest(sim, `${R}/actions/runs/1001`, {
+        headers: { "x-forwarded-host": "api.github.localhost" },
+      });
+      const viaProxy = await proxied(sim, "GET", `http://api.github.localhost${R}/actions/runs/1001`);
+      expect(forwarded.text).toBe(viaProxy.text);
+      expect(forwarded.headers.etag).toBe(viaProxy.headers.etag);
+    });
+  });
+
+  describe("when latency and the concurrency limit are configured", () => {
+    it("delays every answer and refuses requests beyond the concurrent limit", async () => {
+      const slow = await startSimulator({ latencyMs: 150, secondary: { concurrent: 2 } });
+      try {
+        const started = performance.now();
+        const replies = await Promise.all([1, 2, 3].map((n) => rest(slow, `${R}/pulls/${n}`)));
+        expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+        expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 403]);
+        const refused = replies.find((r) => r.status === 403);
+        expect(refused?.json).toMatchObject({ message: expect.stringContaining("secondary rate limit") });
+        expect(refused?.headers["retry-after"]).toBe("1");
+      } finally {
+        await slow.close();
+      }
+    });
+  });
+
   describe("when a request is conditional", () => {
     it("answers 304 with no body for a matching ETag, free of charge", async () => {
       const first = await rest(sim, `${R}/pulls/1`);
