@@ -1,18 +1,21 @@
 /**
  * The composition root: the one place that builds the daemon's parts, wires them, starts them in
- * order, and stops them in reverse (STYLE.md §16). Start: config → logger → upstream (GitHub, or
- * an embedded simulator with --simulate) → Redis (explicit, local, or a private redis-server) →
- * sessions, cache, budget, upstream queue, pipeline → gateway (HTTP) → IPC socket. Stop: stop
- * accepting on both edges and let in-flight requests finish (the drain), then close the queue, the
- * budget, the cache, Redis connections, and finally the private redis-server if this broker started it.
+ * order, and stops them in reverse (STYLE.md §16). Start: config → logger and telemetry → upstream
+ * (GitHub, or an embedded simulator with --simulate) → Redis (explicit, local, or a private
+ * redis-server) → sessions, cache, budget, upstream queue, pipeline → gateway (HTTP) → IPC socket.
+ * Stop: stop accepting on both edges and let in-flight requests finish (the drain), then close the
+ * batcher, the queue, the budget, the cache, Redis connections, telemetry (flushing it), and finally
+ * the private redis-server if this broker started it.
  */
 import { mkdirSync } from "node:fs";
+import { z } from "zod";
 import { createLogger, type Logger } from "../common/index.js";
 import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
+import { buildTraceReport, parseDuration, startTelemetry, type Telemetry } from "../otel/index.js";
 import { BatchScheduler, RATE_LIMIT_ALIAS, RepeatTracker } from "./batch/index.js";
 import { BudgetGate } from "./budget/index.js";
-import { budgetPort } from "./budget-port.js";
+import { budgetPort, budgetReport, learnBuckets } from "./budget-port.js";
 import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import {
@@ -24,6 +27,7 @@ import {
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
+import { BrokerObservability } from "./observability.js";
 import { batchLayer } from "./pipeline/batch-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
 import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
@@ -41,6 +45,8 @@ export const BROKER_VERSION = "0.1.0";
 export interface StartBrokerOptions extends LoadConfigOptions {
   /** A logger to use instead of the default stderr one. */
   readonly logger?: Logger;
+  /** Telemetry to use; by default started from the OTEL_* variables (off without an endpoint). */
+  readonly telemetry?: Telemetry;
   /** Probe 127.0.0.1:6379 when no Redis is named. @defaultValue true */
   readonly probeLocalRedis?: boolean;
 }
@@ -58,9 +64,15 @@ export interface RunningBroker {
   close(): Promise<void>;
 }
 
+const traceReportParams = z.strictObject({
+  since: z.string().max(32).optional(),
+  top: z.int().min(1).max(1000).optional(),
+});
+
 export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
   const resolved = loadConfig(options);
   const { config } = resolved;
+  const env = options.env ?? process.env;
   const secrets = () =>
     [resolved.token?.reveal(), resolved.webhookSecret?.reveal()].filter((s): s is string => !!s);
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
@@ -78,6 +90,15 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
 
   try {
     mkdirSync(resolved.stateDir, { recursive: true, mode: 0o700 });
+    const telemetry =
+      options.telemetry ??
+      startTelemetry({
+        env,
+        serviceVersion: BROKER_VERSION,
+        secrets,
+        logger: logger.child({ component: "otel" }),
+      });
+    if (!options.telemetry) closers.push(() => telemetry.close());
 
     let simulator: RunningSimulator | undefined;
     let upstreamUrl = config.upstream.url;
@@ -114,10 +135,15 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     const stats = new SessionStats({ redis, prefix });
     closers.push(() => stats.close());
+    const observability = new BrokerObservability({ telemetry, stats, logger, upstreamUrl, env, secrets });
+    closers.push(() => observability.close());
     const resolver = new CallerResolver({
       store,
       pubsub,
-      onInvocation: (sessionId) => stats.recordInvocation(sessionId),
+      onInvocation: (invocation) => {
+        stats.recordInvocation(invocation.caller.sessionId);
+        observability.invocationStarted(invocation);
+      },
     });
     await resolver.start();
     closers.push(() => resolver.close());
@@ -158,27 +184,29 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await queue.start();
     closers.push(() => queue.close());
+    await learnBuckets(client, gate, logger);
     const upstream: UpstreamPort = {
-      send: async (request) => {
-        const result = await queue.submit(request);
-        return {
-          status: result.status,
-          headers: result.headers,
-          body: result.body,
-          queueWaitMs: result.queueWaitMs,
-          graphqlCost: result.graphqlCost,
-        };
-      },
+      send: (request) =>
+        observability.traceUpstream(request, async () => {
+          const result = await queue.submit(request);
+          return {
+            status: result.status,
+            headers: result.headers,
+            body: result.body,
+            queueWaitMs: result.queueWaitMs,
+            graphqlCost: result.graphqlCost,
+          };
+        }),
     };
 
-    const analyzer = new GraphQLAnalyzer({ schema: loadGitHubSchema() });
+    const schema = loadGitHubSchema();
+    const analyzer = new GraphQLAnalyzer({ schema });
     const policy: FreshnessPolicy = {
       restFreshMs: config.cache.restFreshMs,
       graphqlFreshMs: config.cache.graphqlFreshMs,
     };
     const classify = (input: Parameters<typeof classifyRequest>[0]) =>
       classifyRequest(input, analyzer, policy);
-    const schema = loadGitHubSchema();
     const batch = config.batching.enabled
       ? batchLayer({
           repeats: new RepeatTracker(),
@@ -191,6 +219,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               maxCost: config.batching.maxCost,
             }),
           onScheduler: (scheduler) => closers.push(() => scheduler.close({ flush: true })),
+          captureContext: () => observability.captureContext(),
+          traceFlush: (members, fn) => observability.traceFlush(members, fn),
         })
       : undefined;
     const pipeline = createGatewayPipeline({
@@ -199,19 +229,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       budget,
       upstream,
       logger,
+      probe: rateLimitProbe(),
       shared: { redis, pubsub, prefix },
     });
 
     const listen = parseListen(config.listen);
-    const observe = (outcome: {
-      sessionId: string;
-      resource: string;
-      cache: Parameters<SessionStats["record"]>[0]["cache"];
-      cost: number;
-      waitedMs: number;
-      command?: string | undefined;
-      invocationId?: string | undefined;
-    }) => stats.record({ ...outcome, at: Date.now() });
     const gateway = new GatewayServer({
       host: listen.host,
       port: listen.port,
@@ -226,21 +248,13 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       classify,
       sessionView: (sessionId, resource) => budget.sessionView(sessionId, resource),
       logger: logger.child({ component: "gateway" }),
-      observe: (event) => {
-        if (!event.response) return;
-        observe({
-          sessionId: event.request.caller.sessionId,
-          resource: event.response.resource,
-          cache: event.response.cache,
-          cost: event.response.cost,
-          waitedMs: event.response.waitedMs ?? 0,
-          command: event.request.caller.command,
-          invocationId: event.request.caller.invocationId,
-        });
-      },
+      instrument: (request, run) => observability.traceRequest(request, run),
+      observe: (event) => observability.onGatewayEvent(event),
+      metrics: () => telemetry.renderPrometheus(),
       invocationFinished: async (caller, report) => {
-        if (caller.invocationId)
-          await store.finishInvocation({ invocationId: caller.invocationId, ...report });
+        if (!caller.invocationId) return;
+        await store.finishInvocation({ invocationId: caller.invocationId, ...report });
+        observability.invocationFinished(caller.invocationId, report);
       },
     });
     const gatewayUrl = await gateway.start();
@@ -260,6 +274,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       })();
       return closing;
     };
+
     const ipc = new IpcServer({
       socketPath: resolved.socketPath,
       brokerInfo: () => ({
@@ -270,6 +285,18 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       }),
       logger: logger.child({ component: "ipc" }),
       secrets,
+      extraMethods: {
+        "trace.report": {
+          params: traceReportParams,
+          handler: async (params) => {
+            const { since, top } = params as z.infer<typeof traceReportParams>;
+            const sinceMs = since ? parseDuration(since) : undefined;
+            const now = Date.now();
+            const records = await stats.calls(sinceMs === undefined ? undefined : now - sinceMs);
+            return buildTraceReport(records, { now, sinceMs, ...(top ? { top } : {}) });
+          },
+        },
+      },
       handlers: createIpcHandlers({
         store,
         stats,
@@ -279,41 +306,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         socketPath: resolved.socketPath,
         defaultDeadlineMs: config.gateway.defaultDeadlineMs,
         shutdown: () => void close(),
-        budgetReport: async () => {
-          const [views, spend] = await Promise.all([gate.globalView(), gate.sessionSpend()]);
-          const resources = Object.fromEntries(
-            views.map((v) => [
-              v.resource,
-              {
-                limit: v.limit,
-                remaining: v.remaining,
-                used: v.used,
-                resetAt: new Date(v.reset * 1000).toISOString(),
-                reserved: v.reserved,
-                projectedAtReset: v.projectedAtReset,
-              },
-            ]),
-          );
-          const bySession = new Map<string, Record<string, number>>();
-          for (const s of spend) {
-            const spent = bySession.get(s.sessionId) ?? {};
-            spent[s.resource] = s.windowUsed;
-            bySession.set(s.sessionId, spent);
-          }
-          // A session is active when it spent on any resource recently; its share is its weight over
-          // the weights of all active sessions (what max-min fairness gives it under contention).
-          const activeWeights = new Map<string, number>();
-          for (const s of spend) if (s.active) activeWeights.set(s.sessionId, s.weight);
-          const totalWeight = [...activeWeights.values()].reduce((sum, w) => sum + w, 0);
-          return {
-            resources,
-            sessions: [...bySession].map(([id, spent]) => ({
-              id,
-              spent,
-              share: totalWeight > 0 ? (activeWeights.get(id) ?? 0) / totalWeight : 0,
-            })),
-          };
-        },
+        budgetReport: () => budgetReport(gate),
         brokerStatus: async () => ({
           version: BROKER_VERSION,
           pid: process.pid,
@@ -325,20 +318,41 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
           simulated: config.simulate,
           sessions: (await store.list()).length,
           inFlight: gateway.inFlight,
+          tracing: telemetry.tracingEnabled,
         }),
-        statsReport: async () => ({ cache: await cache.stats(), inFlight: gateway.inFlight }),
-        observe: (caller, response) =>
-          observe({
-            sessionId: caller.sessionId,
-            resource: response.resource,
-            cache: response.cache,
-            cost: response.cost,
-            waitedMs: response.waitedMs ?? 0,
-          }),
+        statsReport: async () => ({
+          cache: await cache.stats(),
+          queue: await queue.stats(),
+          inFlight: gateway.inFlight,
+        }),
+        instrument: (request, run) => observability.traceRequest(request, run),
+        observe: (caller, request, response) =>
+          observability.recordAnswer(caller, request, response, response.status),
+        onInvocationStarted: (invocation) => observability.invocationStarted(invocation),
+        onInvocationFinished: (invocation) => observability.invocationFinished(invocation.id, invocation),
       }),
     });
     await ipc.start();
     closers.push(() => ipc.close());
+
+    observability.start({
+      budget: async () =>
+        (await gate.globalView()).map((v) => ({
+          resource: v.resource,
+          limit: v.limit,
+          remaining: v.remaining,
+          used: v.used,
+          reset: v.reset,
+        })),
+      queue: async () => {
+        const q = await queue.stats();
+        const depth: Record<string, number> = {};
+        for (const [lane, counts] of Object.entries(q.lanes))
+          depth[lane] = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+        return { depth, pausesStarted: q.pausesStarted };
+      },
+      activeSessions: async () => (await gate.sessionSpend()).filter((s) => s.active).length,
+    });
 
     logger.info(
       {
@@ -346,10 +360,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         socket: resolved.socketPath,
         redis: describeRedisUrl(redisLocation.url),
         upstream: upstreamUrl,
+        tracing: telemetry.tracingEnabled,
       },
       "ao-broker started",
     );
-
     return {
       gatewayUrl,
       socketPath: resolved.socketPath,

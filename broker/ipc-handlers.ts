@@ -10,7 +10,7 @@ import { buildApiRequest } from "./api-request.js";
 import { BrokerErrors } from "./errors.js";
 import type { IpcHandlers } from "./ipc/index.js";
 import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
-import type { Caller, GhResponse, Handler } from "./pipeline/types.js";
+import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js";
 import { sessionEnv } from "./session-env.js";
 import type { SessionStats, SessionStatsView } from "./sessions/session-stats.js";
 import type { SessionRecord, SessionStore } from "./sessions/session-store.js";
@@ -35,7 +35,19 @@ export interface IpcHandlerDeps {
   readonly defaultDeadlineMs: number;
   readonly lifecycle?: LifecycleFacade | undefined;
   /** Every API call made over IPC, for the same accounting as gateway requests. */
-  readonly observe?: ((caller: Caller, response: GhResponse, durationMs: number) => void) | undefined;
+  readonly observe?: ((caller: Caller, request: GhRequest, response: GhResponse) => void) | undefined;
+  /** Runs one API call inside the broker's instrumentation (its request span). */
+  readonly instrument?:
+    | ((request: GhRequest, run: () => Promise<GhResponse>) => Promise<GhResponse>)
+    | undefined;
+  readonly onInvocationStarted?:
+    | ((invocation: {
+        invocationId: string;
+        caller: Caller;
+        argv: readonly string[];
+        cwd?: string | undefined;
+      }) => void)
+    | undefined;
   readonly onInvocationFinished?:
     | ((invocation: {
         id: string;
@@ -112,9 +124,10 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
         { httpStatus: 403 },
       );
     }
-    const started = Date.now();
-    const response = await deps.pipeline(request);
-    deps.observe?.(caller, response, Date.now() - started);
+    const response = deps.instrument
+      ? await deps.instrument(request, () => deps.pipeline(request))
+      : await deps.pipeline(request);
+    deps.observe?.(caller, request, response);
     return response;
   };
 
@@ -150,6 +163,13 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
     "token.issue": async (params) => {
       const issued = await deps.store.issueInvocationToken(params);
       deps.stats.recordInvocation(params.sessionId);
+      const caller = await callerFor(deps.store, params.sessionId);
+      deps.onInvocationStarted?.({
+        invocationId: issued.invocationId,
+        caller,
+        argv: params.argv ?? [],
+        cwd: params.cwd,
+      });
       return { token: issued.token, invocationId: issued.invocationId, expiresAt: iso(issued.expiresAt) };
     },
     "invocation.finish": async (params) => {

@@ -7,6 +7,7 @@ import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
 import { registerShimCommand } from "./commands/shim.js";
 import { registerSimCommand } from "./commands/sim.js";
 import { registerStartCommand } from "./commands/start.js";
+import { registerTraceCommand } from "./commands/trace.js";
 import { VERSION } from "./version.js";
 
 export function buildProgram(): Command {
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: true });
   registerStartCommand(program);
   registerBrokerAdminCommands(program);
+  registerTraceCommand(program);
   registerSimCommand(program);
   registerShimCommand(program);
   return program;

@@ -84,6 +84,7 @@ export {
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus-reader.js";
 export {
   type AttributesInput,
+  activeSpanContext,
   type BatchFlushInfo,
   endRequestSpan,
   endUpstreamSpan,

@@ -95,6 +95,12 @@ export async function withSpan<T>(
 }
 
 /** Runs `fn` with `span` active (for code that starts a span with start*Span and ends it later). */
+/** The active span's context, to link to later (a batch flush links its members' requests). */
+export function activeSpanContext(): SpanContext | undefined {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
 export function runInSpan<T>(span: Span, fn: () => T): T {
   if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return fn();
   return context.with(trace.setSpan(context.active(), span), fn);

@@ -49,6 +49,10 @@ export interface GatewayServerOptions {
   readonly classify: (input: ClassifyInput) => RequestClass;
   readonly sessionView: (sessionId: string, resource: RateLimitResource) => RateLimitSnapshot | undefined;
   readonly logger: Logger;
+  /** Runs the pipeline for one request inside whatever instrumentation the broker wants (spans). */
+  readonly instrument?:
+    | ((request: GhRequest, run: () => Promise<GhResponse>) => Promise<GhResponse>)
+    | undefined;
   /** Called once per API request after it is answered (stats, traces, AO trace rows). */
   readonly observe?: ((event: GatewayEvent) => void) | undefined;
   readonly metrics?: (() => Promise<string>) | undefined;
@@ -384,7 +388,9 @@ export class GatewayServer {
     let reply: { status: number; headers: Record<string, string>; body: Buffer };
     let failure: unknown;
     try {
-      response = await o.pipeline(request);
+      response = o.instrument
+        ? await o.instrument(request, () => o.pipeline(request))
+        : await o.pipeline(request);
       reply = this.#answer(request, response, target.clientBase);
     } catch (error) {
       failure = error;

@@ -26,10 +26,15 @@ export interface BatchLayerOptions {
   readonly onScheduler?: (scheduler: BatchScheduler) => void;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /** Captures the submitting request's trace context, for the flush span's links. */
+  readonly captureContext?: () => unknown;
+  /** Runs one upstream send inside a batch-flush span linked to its members. */
+  readonly traceFlush?: <T>(memberContexts: readonly unknown[], fn: () => Promise<T>) => Promise<T>;
 }
 
 interface Member {
   readonly request: GhRequest;
+  readonly traceContext: unknown;
   /** Computed requests (github/ cost): the basis of this member's share. */
   readonly basis: number;
 }
@@ -98,8 +103,16 @@ export function batchLayer(options: BatchLayerOptions): Layer {
         receivedAt: now(),
         sharing,
       };
-      const response = await next(request);
-      return { status: response.status, headers: response.headers, body: response.body };
+      const run = async () => {
+        const response = await next(request);
+        return { status: response.status, headers: response.headers, body: response.body };
+      };
+      return options.traceFlush
+        ? options.traceFlush(
+            group.map((m) => m.traceContext),
+            run,
+          )
+        : run();
     };
 
     const scheduler = options.createScheduler(send);
@@ -117,7 +130,11 @@ export function batchLayer(options: BatchLayerOptions): Layer {
         },
         now(),
       );
-      members.set(request.id, { request, basis: Math.max(1, c.graphql?.cost.requests ?? 1) });
+      members.set(request.id, {
+        request,
+        basis: Math.max(1, c.graphql?.cost.requests ?? 1),
+        traceContext: options.captureContext?.(),
+      });
       try {
         const outcome = await scheduler.submit(
           {

@@ -37,6 +37,8 @@ export interface Caller {
   readonly invocationId?: string | undefined;
   /** argv summary of the invocation, e.g. "gh pr checks 12". */
   readonly command?: string | undefined;
+  /** AO's operation name for it, e.g. "gh.pr.checks" (bounded vocabulary for metrics). */
+  readonly operation?: string | undefined;
   readonly readOnly: boolean;
   /** Fair-share weight. @defaultValue 1 */
   readonly weight: number;

@@ -6,6 +6,8 @@
  * on the store's revocation channel (through the broker's shared subscriber) and drops revoked
  * hashes from its cache the moment any broker revokes them. Expiry is checked on every use against the token's own expiresAt.
  */
+
+import { ghOperation } from "../../otel/index.js";
 import type { Caller } from "../pipeline/types.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { summarizeArgv } from "./core/identifiers.js";
@@ -22,7 +24,12 @@ export interface CallerResolverOptions {
   /** @defaultValue Date.now */
   readonly now?: () => number;
   /** Called once per new invocation first seen through a derived token. */
-  readonly onInvocation?: (sessionId: string, invocationId: string) => void;
+  readonly onInvocation?: (invocation: {
+    caller: Caller;
+    invocationId: string;
+    argv: readonly string[];
+    cwd?: string | undefined;
+  }) => void;
 }
 
 export interface ResolvedCaller {
@@ -128,7 +135,14 @@ export class CallerResolver {
         cwd: invocation.cwd,
       });
       if (!recorded.ok) return undefined;
-      if (recorded.created) this.#options.onInvocation?.(resolved.caller.sessionId, invocation.id);
+      if (recorded.created) {
+        this.#options.onInvocation?.({
+          caller: resolved.caller,
+          invocationId: invocation.id,
+          argv: invocation.argv,
+          cwd: invocation.cwd,
+        });
+      }
       if (this.#seenInvocations.size >= 10_000) this.#seenInvocations.clear();
       this.#seenInvocations.add(invocation.id);
     }
@@ -175,6 +189,7 @@ export class CallerResolver {
         issueId: session.issueId,
         invocationId: record.invocationId,
         command: invocation?.command,
+        operation: invocation ? ghOperation(invocation.argv) : undefined,
         readOnly: record.readOnly || session.readOnly,
         weight: session.weight,
       },

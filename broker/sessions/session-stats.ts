@@ -5,21 +5,19 @@
  * pipeline every 100 ms, so accounting never sits on a request's hot path; a crash loses at most
  * that much of the statistics (the budget itself is accounted elsewhere, atomically).
  *
+ * Every request is also appended to the capped stream p:calls as a CallRecord (otel/), the
+ * broker's own record of who spent what, which `ao-broker trace report` reads.
+ *
  * Keys: p:session:<id>:stats HASH of counters, p:session:<id>:waits LIST (last 200 wait ms),
- * p:session:<id>:recent LIST (last 20 commands as JSON).
+ * p:session:<id>:recent LIST (last 20 commands as JSON), p:calls STREAM (≈ callsRetained entries).
  */
 import type { Redis } from "ioredis";
-import type { CacheResult } from "../pipeline/types.js";
+import { type CallRecord, decodeCallRecord, encodeCallRecord } from "../../otel/index.js";
 
 export interface RequestOutcome {
-  readonly sessionId: string;
-  readonly resource: string;
-  readonly cache: CacheResult;
-  readonly cost: number;
-  readonly waitedMs: number;
-  readonly command?: string | undefined;
-  readonly invocationId?: string | undefined;
-  readonly at: number;
+  readonly record: CallRecord;
+  /** The gh command line as the session ran it ("gh pr checks 12"), for the recent-commands list. */
+  readonly commandLine?: string | undefined;
 }
 
 export interface SessionStatsView {
@@ -37,7 +35,7 @@ export interface SessionStatsView {
   readonly recentCommands: readonly { command: string; cost: number; at: number; cache: string }[];
 }
 
-const UPSTREAM_RESULTS = new Set<CacheResult>(["MISS", "BYPASS", "REVALIDATED"]);
+const UPSTREAM_RESULTS = new Set(["MISS", "BYPASS", "REVALIDATED"]);
 
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
@@ -52,9 +50,12 @@ export class SessionStats {
   #pending: RequestOutcome[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(options: { redis: Redis; prefix: string }) {
+  readonly #callsRetained: number;
+
+  constructor(options: { redis: Redis; prefix: string /** @defaultValue 200000 */; callsRetained?: number }) {
     this.#redis = options.redis;
     this.#p = options.prefix;
+    this.#callsRetained = options.callsRetained ?? 200_000;
   }
 
   record(outcome: RequestOutcome): void {
@@ -84,7 +85,7 @@ export class SessionStats {
     this.#pending = [];
     if (batch.length === 0) return;
     const pipeline = this.#redis.pipeline();
-    for (const o of batch) {
+    for (const { record: o, commandLine } of batch) {
       const key = `${this.#p}:session:${o.sessionId}:stats`;
       pipeline.hincrby(key, "requests", 1);
       if (UPSTREAM_RESULTS.has(o.cache)) pipeline.hincrby(key, "upstreamRequests", 1);
@@ -97,13 +98,22 @@ export class SessionStats {
       pipeline.hset(key, "lastSeenAt", String(o.at));
       pipeline.lpush(`${this.#p}:session:${o.sessionId}:waits`, String(Math.round(o.waitedMs)));
       pipeline.ltrim(`${this.#p}:session:${o.sessionId}:waits`, 0, 199);
-      if (o.command) {
+      if (commandLine) {
         pipeline.lpush(
           `${this.#p}:session:${o.sessionId}:recent`,
-          JSON.stringify({ command: o.command, cost: o.cost, at: o.at, cache: o.cache }),
+          JSON.stringify({ command: commandLine, cost: o.cost, at: o.at, cache: o.cache }),
         );
         pipeline.ltrim(`${this.#p}:session:${o.sessionId}:recent`, 0, 19);
       }
+      pipeline.xadd(
+        `${this.#p}:calls`,
+        "MAXLEN",
+        "~",
+        String(this.#callsRetained),
+        "*",
+        "r",
+        encodeCallRecord(o),
+      );
     }
     try {
       await pipeline.exec();
@@ -141,6 +151,27 @@ export class SessionStats {
         }
       }),
     };
+  }
+
+  /** The broker's call records received since `sinceMs` (all retained ones when absent). */
+  async calls(sinceMs?: number): Promise<CallRecord[]> {
+    const start = sinceMs === undefined ? "-" : String(Math.max(0, Math.floor(sinceMs)));
+    const records: CallRecord[] = [];
+    let cursor = start;
+    for (;;) {
+      const page = (await this.#redis.xrange(`${this.#p}:calls`, cursor, "+", "COUNT", 5000)) as [
+        string,
+        string[],
+      ][];
+      for (const [, fields] of page) {
+        const record = decodeCallRecord(fields[1] ?? "");
+        if (record) records.push(record);
+      }
+      if (page.length < 5000) break;
+      const lastId = page[page.length - 1]?.[0] ?? "";
+      cursor = `(${lastId}`;
+    }
+    return records;
   }
 
   async forget(sessionId: string): Promise<void> {

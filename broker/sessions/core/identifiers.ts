@@ -51,22 +51,3 @@ export function summarizeArgv(argv: readonly string[], maxLength = 200): string 
   const text = parts.join(" ");
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
-
-/** AO's operation name for a gh command: `gh.<subcommand>.<first positional>` (gh.pr.view, gh.api.graphql). */
-export function ghOperation(argv: readonly string[]): string {
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "-R" || arg === "--repo") i++;
-    else if (!arg.startsWith("-")) positional.push(arg);
-  }
-  const [sub, verb] = positional;
-  if (!sub) return "gh";
-  if (sub === "api") {
-    const endpoint = verb ?? "";
-    return endpoint === "graphql"
-      ? "gh.api.graphql"
-      : `gh.api.${endpoint.replace(/^\//, "").split("/")[0] || "rest"}`;
-  }
-  return verb ? `gh.${sub}.${verb}` : `gh.${sub}`;
-}
