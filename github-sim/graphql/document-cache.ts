@@ -81,8 +81,11 @@ export class DocumentCache {
     try {
       document = parse(query, { maxTokens: 50_000 });
     } catch (error) {
-      const gqlError = error instanceof GraphQLError ? error : new GraphQLError(String(error));
-      return { document: undefined, operations: [], errors: [parseErrorToGitHub(gqlError)] };
+      if (!(error instanceof GraphQLError)) {
+        // The parser recursed too deep (RangeError): GitHub refuses such documents too.
+        return { document: undefined, operations: [], errors: [{ message: "Query is too deeply nested" }] };
+      }
+      return { document: undefined, operations: [], errors: [parseErrorToGitHub(error)] };
     }
     const operations = document.definitions.filter(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,

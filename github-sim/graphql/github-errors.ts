@@ -46,22 +46,31 @@ function locationsOf(error: GraphQLError) {
 
 export function parseErrorToGitHub(error: GraphQLError): GitHubGraphQLError {
   const loc = error.locations?.[0] ?? { line: 1, column: 1 };
+  const at = `at [${loc.line}, ${loc.column}]`;
+  const locations = [{ line: loc.line, column: loc.column }];
   const found =
     /(?:found|Unexpected) (<EOF>|Name "([^"]*)"|String "[^"]*"|Int "([^"]*)"|Float "([^"]*)"|"([^"]+)")/.exec(
       error.message,
     );
-  let message: string;
-  if (!found || found[1] === "<EOF>") message = "Unexpected end of document";
-  else if (found[2] !== undefined)
-    message = `Parse error on "${found[2]}" (IDENTIFIER) at [${loc.line}, ${loc.column}]`;
-  else if (found[3] !== undefined)
-    message = `Parse error on "${found[3]}" (INT) at [${loc.line}, ${loc.column}]`;
-  else if (found[4] !== undefined)
-    message = `Parse error on "${found[4]}" (FLOAT) at [${loc.line}, ${loc.column}]`;
-  else if (found[5] !== undefined) {
-    message = `Parse error on "${found[5]}" (${TOKEN_NAMES[found[5]] ?? "UNKNOWN_CHAR"}) at [${loc.line}, ${loc.column}]`;
-  } else message = `Parse error on ${found[1]} (STRING) at [${loc.line}, ${loc.column}]`;
-  return { message, locations: [{ line: loc.line, column: loc.column }] };
+  if (found?.[1] === "<EOF>") return { message: "Unexpected end of document", locations };
+  if (found?.[2] !== undefined)
+    return { message: `Parse error on "${found[2]}" (IDENTIFIER) ${at}`, locations };
+  if (found?.[3] !== undefined) return { message: `Parse error on "${found[3]}" (INT) ${at}`, locations };
+  if (found?.[4] !== undefined) return { message: `Parse error on "${found[4]}" (FLOAT) ${at}`, locations };
+  if (found?.[5] !== undefined) {
+    return {
+      message: `Parse error on "${found[5]}" (${TOKEN_NAMES[found[5]] ?? "UNKNOWN_CHAR"}) ${at}`,
+      locations,
+    };
+  }
+  if (found) return { message: `Parse error on ${found[1]} (STRING) ${at}`, locations };
+  const char = /Unexpected character: (?:"(.+)"|(U\+[0-9A-F]+))/.exec(error.message);
+  if (char) {
+    const text = char[1] ?? String.fromCodePoint(Number.parseInt((char[2] ?? "U+FFFD").slice(2), 16));
+    return { message: `Parse error on "${text}" (UNKNOWN_CHAR) ${at}`, locations };
+  }
+  // Anything else (unterminated strings, too many tokens, nesting too deep): graphql-js's words.
+  return { message: error.message.replace(/^Syntax Error: /, ""), ...(error.locations ? { locations } : {}) };
 }
 
 /** Response-path of names for every field/argument node, graphql-ruby style. */

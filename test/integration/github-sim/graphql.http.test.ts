@@ -163,6 +163,16 @@ describe("the simulator's GraphQL API", () => {
         error: { message: "Unexpected end of document" },
       },
       {
+        name: "an unexpected character",
+        query: "{ viewer { login } } \u00ff",
+        error: { message: 'Parse error on "ÿ" (UNKNOWN_CHAR) at [1, 22]' },
+      },
+      {
+        name: "a document nested too deep to parse",
+        query: `{${"viewer{".repeat(5000)}login${"}".repeat(5000)}}`,
+        error: { message: "Query is too deeply nested" },
+      },
+      {
         name: "an unknown field",
         query: "{ viewer { nope } }",
         error: {
