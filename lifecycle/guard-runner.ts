@@ -10,14 +10,16 @@
  */
 
 import {
-  checkRunsMoved,
-  commitStatusMoved,
+  checkRunsFromBody,
+  checksToApply,
   type ListedPr,
   parsePullList,
   reviewCommentsMark,
   scanPullPage,
+  statusesFromBody,
 } from "./core/guard-outcome.js";
 import { type GuardRequest, type PrGuardState, planGuards, repoPullsPath } from "./core/guard-plan.js";
+import type { PrObservation } from "./core/merge-observation.js";
 import { mapCiState } from "./core/pr-enrichment.js";
 import type { PrFacts } from "./core/pr-facts.js";
 import { asString, dig } from "./core/read-json.js";
@@ -34,8 +36,10 @@ export interface GuardRun {
   readonly errors: number;
   /** A rate limit was hit: the rest of the cycle's PR guards were not sent. */
   readonly halted: boolean;
-  /** PR keys whose guard moved with a real difference → reason. */
+  /** PR keys whose guard moved with a difference only a GraphQL re-read can settle → reason. */
   readonly changed: Map<string, string>;
+  /** Checks a guard read completely, to apply without GraphQL. */
+  readonly observations: { readonly key: string; readonly observation: PrObservation }[];
   /** Sessions whose branch got a PR, found in a PR list. */
   readonly detected: { readonly sessionId: string; readonly number: number }[];
   /** PR-less sessions to look up by GraphQL (their repository walk was incomplete). */
@@ -212,14 +216,27 @@ async function runOne(
     return;
   }
   if (response.status !== 200) return;
+  const read =
+    guard.kind === "check-runs"
+      ? checkRunsFromBody(response.body, now)
+      : statusesFromBody(response.body, now);
   if (guard.kind === "check-runs") {
     track.checksEtag = response.etag;
     track.checksSha = guard.sha;
-    if (checkRunsMoved(response.body, facts)) run.changed.set(key, "check-runs");
   } else {
     track.statusEtag = response.etag;
     track.statusSha = guard.sha;
-    if (commitStatusMoved(response.body, facts)) run.changed.set(key, "commit-status");
+  }
+  const verdict = facts?.headSha === guard.sha ? checksToApply(facts, read) : "refresh";
+  if (verdict === "refresh") {
+    run.changed.set(key, guard.kind);
+    return;
+  }
+  for (const check of verdict) {
+    run.observations.push({
+      key,
+      observation: { kind: "check", repo: guard.repo, headSha: guard.sha as string, check },
+    });
   }
 }
 
@@ -245,6 +262,7 @@ export async function runGuards(
     errors: 0,
     halted: false,
     changed: new Map<string, string>(),
+    observations: [],
     detected: [],
     lookup: new Set<string>(),
   };

@@ -1,6 +1,7 @@
 /**
- * One poll cycle: guards (concurrently) → lookups for branches without a PR (batched) →
- * enrichment of exactly the PRs that need it (batched, concurrently) → a tick for `stuck` → save.
+ * One poll cycle: guards (concurrently; check runs and statuses they read completely are applied
+ * at once) → lookups for branches without a PR (batched) → enrichment of exactly the PRs that need
+ * it (batched, concurrently) → a tick for `stuck` → save.
  * What it costs: a quiet cycle makes only conditional REST reads (free 304s) and no GraphQL; a
  * cycle in which k PRs changed sends ceil(k / batch) enrichment queries of ≤ 1 point each at 25.
  * The budget stretches every interval when the lifecycle's spend would cross the reserve, and
@@ -24,7 +25,10 @@ export interface CycleReport {
     readonly requests: number;
     readonly notModified: number;
     readonly errors: number;
+    /** PRs sent to a GraphQL re-read by a guard. */
     readonly moved: number;
+    /** Checks applied straight from guard answers (no GraphQL). */
+    readonly checksApplied: number;
   };
   readonly detection: { readonly queries: number; readonly points: number; readonly found: number };
   readonly enrichment: {
@@ -74,6 +78,23 @@ export async function runPollCycle(
   });
 
   const effects = emptyEffects();
+  for (const { key, observation } of guards.observations) {
+    const track = ctx.index.prs.get(key);
+    if (!track) continue;
+    for (const id of [...track.sessions]) {
+      const result = apply(
+        ctx,
+        id,
+        { type: "observe", observation, source: "poll" },
+        effects,
+        "lifecycle:checks-changed",
+      );
+      if (result?.factsChanged) {
+        track.lastChangeAt = now;
+        track.patched = true;
+      }
+    }
+  }
   const found: PrTarget[] = [];
   for (const { sessionId, number } of guards.detected) {
     const result = apply(
@@ -104,7 +125,11 @@ export async function runPollCycle(
   }
   required.push(...found, ...detection.found);
   const fillers: PrTarget[] = [];
-  const tracks = [...ctx.index.prs.values()].sort((a, b) => (a.lastRefreshAt ?? 0) - (b.lastRefreshAt ?? 0));
+  // Free slots go first to PRs whose checks were patched from a guard since GitHub last computed
+  // their rollup and merge state, then to the PRs read longest ago.
+  const tracks = [...ctx.index.prs.values()].sort(
+    (a, b) => Number(b.patched) - Number(a.patched) || (a.lastRefreshAt ?? 0) - (b.lastRefreshAt ?? 0),
+  );
   for (const track of tracks) {
     const facts = ctx.index.factsFor(track.key);
     const target = { repo: track.repo, number: track.number };
@@ -149,6 +174,7 @@ export async function runPollCycle(
       notModified: guards.notModified,
       errors: guards.errors,
       moved: guards.changed.size,
+      checksApplied: guards.observations.length,
     },
     detection: {
       queries: detection.queries,

@@ -98,6 +98,7 @@ export async function runEnrichment(
       if (!track) continue;
       track.lastRefreshAt = observedAt;
       track.lastRefreshSeq = sentSeq;
+      track.patched = false;
       if (!facts) {
         track.failures += 1;
         ctx.logger.warn({ pr: key }, "lifecycle: the answer holds no data for this PR");

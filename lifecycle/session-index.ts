@@ -33,6 +33,8 @@ export interface PrTrack {
   lastRefreshSeq: number;
   /** Local ms the PR's facts last changed. */
   lastChangeAt: number | null;
+  /** Checks were patched from a guard since the last GraphQL read (such PRs fill free slots first). */
+  patched: boolean;
   /** Consecutive reads that returned no usable PR (backs off re-reads). */
   failures: number;
 }
@@ -76,6 +78,7 @@ function newPrTrack(repo: string, number: number): PrTrack {
     lastRefreshAt: null,
     lastRefreshSeq: 0,
     lastChangeAt: null,
+    patched: false,
     failures: 0,
   };
 }

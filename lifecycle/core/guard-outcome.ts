@@ -1,16 +1,18 @@
 /**
  * What a guard that answered 200 says. A moved ETag is not yet a change worth a GraphQL refresh:
  * the body is compared with the facts held, so a new ETag that describes what is already known
- * (the first read of a guard, a head SHA already refreshed) costs nothing more.
+ * (the first read of a guard, a head SHA already refreshed) costs nothing more, and what the body
+ * itself describes completely (check runs, statuses) is applied without GraphQL.
  *
  * - PR list pages (sorted by update, newest first): PRs updated after the facts held, or whose
  *   head or state differ, are changed; PRs whose head branch is one a session waits on are
  *   detections. Reading stops at the first PR older than the previous walk's newest (the
  *   high-water mark): nothing below it can have changed since.
- * - check runs / combined status: moved when any run or context differs from the held checks.
+ * - check runs / combined status: the checks themselves. New or further-along checks are applied
+ *   as observations (no GraphQL); only a list cut by paging sends the PR to a GraphQL re-read.
  * - review comments: moved when the newest comment (id + updated_at) is not the one seen last.
  */
-import type { PrFacts, PrState } from "./pr-facts.js";
+import { type CheckFact, checkKey, compareCheckVersions, type PrFacts, type PrState } from "./pr-facts.js";
 import { asArray, asNumber, asObject, asString, asTime, dig } from "./read-json.js";
 
 export interface ListedPr {
@@ -94,46 +96,82 @@ export function scanPullPage(input: PageScanInput): PageScan {
   return { changed, detected, reachedKnown, newest };
 }
 
-function sameCheck(
-  facts: PrFacts,
-  kind: "check-run" | "status-context",
-  name: string,
-  status: string,
-  conclusion: string | null,
-): boolean | undefined {
-  const held = facts.checks.find((c) => c.kind === kind && c.name === name);
-  if (!held) return facts.checksTotal > facts.checks.length ? undefined : false;
-  return held.status === status && (held.conclusion ?? null) === conclusion;
+/** Checks as a check-runs or combined-status guard read them. */
+export interface GuardChecks {
+  readonly checks: CheckFact[];
+  /** The body lists every check of its kind (not cut by paging). */
+  readonly complete: boolean;
 }
 
-/** True when the check-runs body shows a run the facts do not describe. */
-export function checkRunsMoved(body: unknown, facts: PrFacts | undefined): boolean {
-  if (!facts) return true;
+/** `GET …/commits/{sha}/check-runs` → check facts (seenAt = when the guard read them). */
+export function checkRunsFromBody(body: unknown, seenAt: number): GuardChecks | undefined {
+  if (!asObject(body)) return undefined;
   const runs = asArray(dig(body, "check_runs"));
-  if (!asObject(body)) return true;
+  const checks: CheckFact[] = [];
   for (const run of runs) {
     const name = asString(dig(run, "name"));
     const status = asString(dig(run, "status"))?.toUpperCase();
-    if (!name || !status) continue;
-    const conclusion = asString(dig(run, "conclusion"))?.toUpperCase() ?? null;
-    if (sameCheck(facts, "check-run", name, status, conclusion) === false) return true;
+    if (!name || !status) return undefined;
+    checks.push({
+      kind: "check-run",
+      name,
+      status,
+      conclusion: asString(dig(run, "conclusion"))?.toUpperCase() ?? null,
+      url: asString(dig(run, "details_url")) ?? asString(dig(run, "html_url")) ?? null,
+      startedAt: asTime(dig(run, "started_at")),
+      completedAt: asTime(dig(run, "completed_at")),
+      seenAt,
+    });
   }
-  const total = asNumber(dig(body, "total_count"));
-  const heldRuns = facts.checks.filter((c) => c.kind === "check-run").length;
-  return total !== undefined && facts.checksTotal <= facts.checks.length && total > heldRuns;
+  const total = asNumber(dig(body, "total_count")) ?? checks.length;
+  return { checks, complete: total <= checks.length };
 }
 
-/** True when the combined-status body shows a context the facts do not describe. */
-export function commitStatusMoved(body: unknown, facts: PrFacts | undefined): boolean {
-  if (!facts || !asObject(body)) return true;
-  for (const status of asArray(dig(body, "statuses"))) {
+/** `GET …/commits/{sha}/status` (the combined status: the newest status per context) → check facts. */
+export function statusesFromBody(body: unknown, seenAt: number): GuardChecks | undefined {
+  if (!asObject(body)) return undefined;
+  const statuses = asArray(dig(body, "statuses"));
+  const checks: CheckFact[] = [];
+  for (const status of statuses) {
     const name = asString(dig(status, "context"));
     const state = asString(dig(status, "state"))?.toUpperCase();
-    if (!name || !state) continue;
+    if (!name || !state) return undefined;
     const final = state === "SUCCESS" || state === "FAILURE" || state === "ERROR";
-    if (sameCheck(facts, "status-context", name, state, final ? state : null) === false) return true;
+    const created = asTime(dig(status, "created_at"));
+    checks.push({
+      kind: "status-context",
+      name,
+      status: state,
+      conclusion: final ? state : null,
+      url: asString(dig(status, "target_url")) ?? null,
+      startedAt: created,
+      completedAt: final ? created : null,
+      seenAt,
+    });
   }
-  return false;
+  const total = asNumber(dig(body, "total_count")) ?? checks.length;
+  return { checks, complete: total <= checks.length };
+}
+
+/**
+ * What to do with the checks a guard read. When both the guard's list and the facts are complete,
+ * the checks that are new or further along are applied directly — CI moving costs no GraphQL at
+ * all, and the rollup is recomputed from the full list. When either list was cut by paging (the
+ * rollup cannot be recomputed) or nothing is known yet, a difference means a GraphQL re-read.
+ */
+export function checksToApply(
+  facts: PrFacts | undefined,
+  read: GuardChecks | undefined,
+): CheckFact[] | "refresh" {
+  if (!facts || !read) return "refresh";
+  const held = new Map(facts.checks.map((c) => [checkKey(c), c]));
+  const newer = read.checks.filter((check) => {
+    const known = held.get(checkKey(check));
+    if (!known) return true;
+    return compareCheckVersions(check, known) > 0;
+  });
+  if (newer.length === 0) return [];
+  return read.complete && facts.checksTotal <= facts.checks.length ? newer : "refresh";
 }
 
 /** A mark for the newest review comment ("id@updated_at"), or "none" when there is none. */

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
-  checkRunsMoved,
-  commitStatusMoved,
+  checkRunsFromBody,
+  checksToApply,
   parsePullList,
   reviewCommentsMark,
   scanPullPage,
+  statusesFromBody,
 } from "../../../lifecycle/core/guard-outcome.js";
 import { type GuardPlanOptions, type PrGuardState, planGuards } from "../../../lifecycle/core/guard-plan.js";
 import { check, facts, T0 } from "./support/facts.js";
@@ -172,39 +173,111 @@ describe("guard outcomes", () => {
     expect(parsePullList({ message: "Not Found" })).toBeUndefined();
   });
 
-  it.each([
-    {
-      name: "same runs → not moved",
-      runs: [{ name: "build", status: "completed", conclusion: "success" }],
-      moved: false,
-    },
-    {
-      name: "a run finished → moved",
-      runs: [{ name: "build", status: "completed", conclusion: "failure" }],
-      moved: true,
-    },
-    {
-      name: "a new run → moved",
-      runs: [
-        { name: "build", status: "completed", conclusion: "success" },
-        { name: "lint", status: "queued", conclusion: null },
-      ],
-      moved: true,
-    },
-  ])("check runs: $name", ({ runs, moved }) => {
-    expect(checkRunsMoved({ total_count: runs.length, check_runs: runs }, facts())).toBe(moved);
+  const run = (over: Record<string, unknown> = {}) => ({
+    name: "build",
+    status: "completed",
+    conclusion: "success",
+    started_at: new Date(T0).toISOString(),
+    completed_at: new Date(T0 + 60_000).toISOString(),
+    details_url: "https://ci.example/1",
+    ...over,
   });
-
-  it("check runs: moved when nothing is known yet", () => {
-    expect(checkRunsMoved({ total_count: 0, check_runs: [] }, undefined)).toBe(true);
+  const body = (runs: Record<string, unknown>[], total = runs.length) => ({
+    total_count: total,
+    check_runs: runs,
   });
+  const SEEN = T0 + 500_000;
 
-  it("combined status: moved only when a context differs", () => {
-    const f = facts({
-      checks: [check({ kind: "status-context", name: "ci/x", status: "PENDING", conclusion: null })],
+  it("reads check runs as check facts, stamped with when the guard saw them", () => {
+    expect(checkRunsFromBody(body([run()]), SEEN)).toEqual({
+      checks: [check({ seenAt: SEEN })],
+      complete: true,
     });
-    expect(commitStatusMoved({ statuses: [{ context: "ci/x", state: "pending" }] }, f)).toBe(false);
-    expect(commitStatusMoved({ statuses: [{ context: "ci/x", state: "success" }] }, f)).toBe(true);
+    expect(checkRunsFromBody(body([run()], 150), SEEN)?.complete).toBe(false);
+    expect(checkRunsFromBody({ message: "x" }, SEEN)).toEqual({ checks: [], complete: true });
+    expect(checkRunsFromBody([], SEEN)).toBeUndefined();
+  });
+
+  it.each([
+    { name: "the same runs → nothing to do", runs: [run()], total: 1, known: facts(), verdict: [] },
+    {
+      name: "a run finished → applied without GraphQL",
+      runs: [run({ conclusion: "failure", completed_at: new Date(T0 + 90_000).toISOString() })],
+      total: 1,
+      known: facts({
+        checks: [check({ status: "IN_PROGRESS", conclusion: null, completedAt: null })],
+        rollupState: "PENDING",
+      }),
+      verdict: ["build:FAILURE"],
+    },
+    {
+      name: "a new run → applied",
+      runs: [
+        run(),
+        run({ name: "lint", status: "queued", conclusion: null, started_at: null, completed_at: null }),
+      ],
+      total: 2,
+      known: facts(),
+      verdict: ["lint:null"],
+    },
+    {
+      name: "a run behind the held one → nothing",
+      runs: [run({ status: "in_progress", conclusion: null, completed_at: null })],
+      total: 1,
+      known: facts(),
+      verdict: [],
+    },
+    {
+      name: "a list cut by paging → GraphQL re-read",
+      runs: [run({ name: "lint" })],
+      total: 150,
+      known: facts(),
+      verdict: "refresh",
+    },
+    {
+      name: "facts cut at the contexts page → GraphQL re-read",
+      runs: [run({ name: "lint" })],
+      total: 1,
+      known: facts({ checksTotal: 60 }),
+      verdict: "refresh",
+    },
+    {
+      name: "nothing known yet → GraphQL re-read",
+      runs: [run()],
+      total: 1,
+      known: undefined,
+      verdict: "refresh",
+    },
+  ])("check runs: $name", ({ runs, total, known, verdict }) => {
+    const result = checksToApply(known, checkRunsFromBody(body(runs, total), SEEN));
+    expect(result === "refresh" ? result : result.map((c) => `${c.name}:${c.conclusion}`)).toEqual(verdict);
+  });
+
+  it("combined status: applies a context that moved", () => {
+    const f = facts({
+      checks: [
+        check({
+          kind: "status-context",
+          name: "ci/x",
+          status: "PENDING",
+          conclusion: null,
+          startedAt: T0,
+          completedAt: null,
+        }),
+      ],
+    });
+    const same = statusesFromBody(
+      { statuses: [{ context: "ci/x", state: "pending", created_at: new Date(T0).toISOString() }] },
+      SEEN,
+    );
+    expect(checksToApply(f, same)).toEqual([]);
+    const moved = statusesFromBody(
+      { statuses: [{ context: "ci/x", state: "success", created_at: new Date(T0 + 5_000).toISOString() }] },
+      SEEN,
+    );
+    expect(checksToApply(f, moved)).toMatchObject([
+      { kind: "status-context", name: "ci/x", status: "SUCCESS", conclusion: "SUCCESS" },
+    ]);
   });
 
   it("review comments: marks the newest comment", () => {

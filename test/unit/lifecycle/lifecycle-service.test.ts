@@ -68,19 +68,25 @@ describe("lifecycle service", () => {
   });
 
   describe("when k PRs change", () => {
-    it("spends at most ceil(k/25) points and raises each change once, invalidating exactly those PRs", async () => {
+    it("applies CI changes read by the guards without GraphQL, raising each once and invalidating exactly those PRs", async () => {
       const { clock, gh, service, watchAll } = setup({ prs: 60 });
       await watchAll(60);
       await service.runCycle();
       clock.advance(120_000);
       await service.runCycle();
       const failed = [3, 17, 42];
-      for (const n of failed)
-        gh.setCheck(REPOS[n % 2] as string, n, { name: "build", conclusion: "FAILURE" });
+      for (const n of failed) {
+        gh.setCheck(REPOS[n % 2] as string, n, {
+          name: "build",
+          conclusion: "FAILURE",
+          completedAt: clock.now(),
+        });
+      }
       clock.advance(120_000);
       gh.resetCounts();
-      await service.runCycle();
-      expect(gh.counts.graphqlPoints).toBe(1);
+      const report = await service.runCycle();
+      expect(gh.counts.graphqlPoints).toBe(0);
+      expect(report.guards.checksApplied).toBe(3);
       expect(
         eventsOf(gh, "ci-failed")
           .map((e) => e.sessionId)

@@ -207,6 +207,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
               name: c.name,
               status: c.status.toLowerCase(),
               conclusion: c.conclusion?.toLowerCase() ?? null,
+              started_at: iso(c.startedAt),
+              completed_at: iso(c.completedAt),
+              details_url: `https://ci.example/${c.name}`,
             })),
           },
         };
