@@ -32,8 +32,8 @@ describe("priorities", () => {
     for (const p of ["lifecycle", "interactive", "write", "background"])
       fake.route("GET", `/${p}`, { body: "{}" });
     const q = await h.queue({ ...ONE_READ_AT_A_TIME, agingMs: {} });
-    const blocker = q.submit(get("/blocker"));
-    await sleep(50);
+    const blocker = q.submit(get("/blocker", { priority: "lifecycle" }));
+    while (fake.count("GET", "/blocker") === 0) await sleep(10);
     const order: PriorityClass[] = [
       "background",
       "write",
@@ -47,37 +47,28 @@ describe("priorities", () => {
     expect(ran).toEqual(["lifecycle", "lifecycle", "interactive", "write", "background", "background"]);
   });
 
-  it("still runs a background job within its aging bound under a constant stream of lifecycle work", async () => {
+  it("promotes a background job that waited past its aging bound ahead of queued lifecycle work", async () => {
+    fake.route("GET", "/blocker", { body: "{}", delayMs: 200 });
     fake.route("GET", "/lifecycle", { body: "{}", delayMs: 60 });
     fake.route("GET", "/background", { body: "{}" });
-    const q = await h.queue({ ...ONE_READ_AT_A_TIME, agingMs: { background: 600 }, agingTickMs: 100 });
-    let streaming = true;
-    // Keep about eight lifecycle jobs queued at all times, for three seconds.
-    const stream = (async () => {
-      const inFlight = new Set<Promise<unknown>>();
-      const stopAt = Date.now() + 3_000;
-      while (Date.now() < stopAt) {
-        while (inFlight.size < 8) {
-          const p: Promise<unknown> = q
-            .submit(get("/lifecycle", { priority: "lifecycle" }))
-            .finally(() => inFlight.delete(p));
-          inFlight.add(p);
-        }
-        await sleep(20);
-      }
-      streaming = false;
-      await Promise.all(inFlight);
-    })();
-    await sleep(200);
+    const q = await h.queue({ ...ONE_READ_AT_A_TIME, agingMs: { background: 1_000 }, agingTickMs: 100 });
+    const blocker = q.submit(get("/blocker", { priority: "lifecycle" }));
+    while (fake.count("GET", "/blocker") === 0) await sleep(10);
     const submittedAt = Date.now();
-    const background = await q.submit(get("/background", { priority: "background" }));
-    const ranAt = fake.hits.find((x) => x.path === "/background")!.at;
-    expect(background.status).toBe(200);
-    expect(streaming).toBe(true);
-    // aging bound + one aging tick + one lifecycle job ahead of it, with scheduling slack
-    expect(ranAt - submittedAt).toBeLessThan(600 + 100 + 60 + 400);
-    expect(ranAt - submittedAt).toBeGreaterThanOrEqual(550);
-    await stream;
-    expect(fake.count("GET", "/lifecycle")).toBeGreaterThan(30);
+    const background = q.submit(get("/background", { priority: "background" }));
+    // 2.4 s of lifecycle work queued ahead of it; without aging it would run last.
+    const lifecycle = Array.from({ length: 40 }, () =>
+      q.submit(get("/lifecycle", { priority: "lifecycle" })),
+    );
+    await Promise.all([blocker, background, ...lifecycle]);
+    const ran = fake.hits.slice(1).map((x) => x.path);
+    const position = ran.indexOf("/background");
+    const backgroundAt = fake.hits.find((x) => x.path === "/background")!.at;
+    // Not before its bound (lifecycle work ran first) …
+    expect(backgroundAt - submittedAt).toBeGreaterThanOrEqual(950);
+    expect(position).toBeGreaterThanOrEqual(3);
+    // … but long before the backlog drained: promoted to the front, one job after its bound.
+    expect(position).toBeLessThan(30);
+    expect(ran.slice(position + 1).filter((p) => p === "/lifecycle").length).toBeGreaterThanOrEqual(10);
   });
 });
