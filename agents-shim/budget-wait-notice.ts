@@ -7,13 +7,9 @@
  */
 import { type BrokerClient, connectBroker } from "../client/index.js";
 import { budgetNotice, type NoticeBudget } from "./core/budget-notice.js";
-import { cachedSessionId } from "./register-session.js";
 
 export interface BudgetWaitNoticeOptions {
   readonly socket: string;
-  /** A session id, or the shim's cache key when only the cache file knows the id. */
-  readonly session: string;
-  readonly cache?: string | undefined;
   /** gh's pid: watching stops when it is gone. */
   readonly pid: number;
   /** @defaultValue 5000 */
@@ -38,7 +34,6 @@ function alive(pid: number): boolean {
 export async function budgetWaitNotice(options: BudgetWaitNoticeOptions): Promise<number> {
   const write = options.stderr ?? ((text: string) => void process.stderr.write(text));
   const now = options.now ?? Date.now;
-  const sessionId = (options.cache ? cachedSessionId(options.cache) : undefined) ?? options.session;
   const started = now();
   let client: BrokerClient;
   try {
@@ -53,7 +48,7 @@ export async function budgetWaitNotice(options: BudgetWaitNoticeOptions): Promis
   const said = new Set<string>();
   try {
     while (alive(options.pid) && now() - started < (options.maxMs ?? 3600_000)) {
-      const notice = budgetNotice((await client.budget()) as NoticeBudget, sessionId, now());
+      const notice = budgetNotice((await client.budget()) as NoticeBudget, now());
       if (!notice) return 0;
       if (!said.has(notice.key)) {
         said.add(notice.key);

@@ -6,12 +6,12 @@
  * registered on the way, as a real gh command would.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AoError } from "../common/index.js";
 import { classifyGhFile } from "./core/shim-file.js";
 import { ShimErrors } from "./errors.js";
 import { defaultShimDir } from "./install-shim.js";
+import { readHead } from "./path-lookup.js";
 
 export interface DescribeShimOptions {
   readonly dir?: string | undefined;
@@ -34,13 +34,7 @@ export interface ShimDescription {
 
 export function describeShim(options: DescribeShimOptions = {}): Promise<ShimDescription> {
   const shimPath = join(resolve(options.dir ?? defaultShimDir(options.home)), "gh");
-  let text: string | undefined;
-  try {
-    text = readFileSync(shimPath, "utf8");
-  } catch {
-    text = undefined;
-  }
-  const kind = classifyGhFile(text);
+  const kind = classifyGhFile(readHead(shimPath));
   if (kind.kind !== "shim") {
     return Promise.reject(
       new AoError(

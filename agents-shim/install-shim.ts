@@ -14,7 +14,7 @@ import { DEFAULT_FALLBACK, type FallbackPolicy } from "./core/fallback-policy.js
 import { renderTemplate } from "./core/render-template.js";
 import { classifyGhFile } from "./core/shim-file.js";
 import { ShimErrors } from "./errors.js";
-import { findOnPath, inspectPath } from "./path-lookup.js";
+import { findOnPath, inspectPath, readHead } from "./path-lookup.js";
 import { locateShimAssets } from "./shim-assets.js";
 import { VERSION } from "./version.js";
 
@@ -90,8 +90,8 @@ export function installShim(options: InstallShimOptions = {}): InstallReport {
   const aoWrapper = join(dir, AO_WRAPPER_NAME);
   mkdirSync(helperDir, { recursive: true, mode: 0o755 });
 
-  const existingText = readIfExists(shimPath);
-  const existing = classifyGhFile(existingText);
+  const existing = classifyGhFile(readHead(shimPath));
+  const existingText = existing.kind === "shim" ? readIfExists(shimPath) : undefined;
   let backup: string | undefined;
   if (existing.kind === "ao-wrapper") {
     renameSync(shimPath, aoWrapper);
@@ -105,7 +105,7 @@ export function installShim(options: InstallShimOptions = {}): InstallReport {
     backup = join(dir, FOREIGN_BACKUP_NAME);
     renameSync(shimPath, backup);
   }
-  const chained = classifyGhFile(readIfExists(aoWrapper)).kind === "ao-wrapper" ? aoWrapper : undefined;
+  const chained = classifyGhFile(readHead(aoWrapper)).kind === "ao-wrapper" ? aoWrapper : undefined;
 
   const awk =
     findOnPath("mawk", env.PATH) ??
@@ -160,7 +160,7 @@ export function uninstallShim(
 ): UninstallReport {
   const dir = resolve(options.dir ?? defaultShimDir(options.home));
   const shimPath = join(dir, "gh");
-  const existing = classifyGhFile(readIfExists(shimPath));
+  const existing = classifyGhFile(readHead(shimPath));
   if (existing.kind !== "shim") {
     throw new AoError(
       ShimErrors.AO_ERR_SHIM_NOT_INSTALLED,
@@ -171,7 +171,7 @@ export function uninstallShim(
   rmSync(join(dir, HELPER_DIR_NAME), { recursive: true, force: true });
   const aoWrapper = join(dir, AO_WRAPPER_NAME);
   let restored: string | undefined;
-  if (existsSync(aoWrapper) && classifyGhFile(readIfExists(aoWrapper)).kind === "ao-wrapper") {
+  if (existsSync(aoWrapper) && classifyGhFile(readHead(aoWrapper)).kind === "ao-wrapper") {
     renameSync(aoWrapper, shimPath);
     restored = shimPath;
   }

@@ -3,7 +3,7 @@
  * directory on PATH, which `gh` comes before it, and which real gh the shim would run (the first
  * `gh` after the shim's directory that is neither this shim nor AO's wrapper).
  */
-import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { classifyGhFile } from "./core/shim-file.js";
 
@@ -35,12 +35,22 @@ function canonical(dir: string): string {
   }
 }
 
-function kindOf(file: string): string {
+/** Reads only the head of a file: a real gh is a 40 MB binary. */
+export function readHead(file: string, bytes = 4096): string | undefined {
+  let fd: number | undefined;
   try {
-    return classifyGhFile(readFileSync(file, "utf8").slice(0, 4096)).kind;
+    fd = openSync(file, "r");
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString("utf8");
   } catch {
-    return "foreign";
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+function kindOf(file: string): string {
+  return classifyGhFile(readHead(file) ?? "").kind;
 }
 
 export function pathEntries(pathValue: string | undefined): string[] {

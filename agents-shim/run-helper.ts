@@ -15,7 +15,7 @@ import { EXIT_BAD_INPUT, registerSession } from "./register-session.js";
 const FLAGS: Readonly<Record<string, readonly string[]>> = {
   session: ["cache", "key", "id", "toplevel", "repo", "socket", "state", "fallback", "cwd"],
   "auth-status": ["gateway", "socket", "session", "cache"],
-  notice: ["socket", "session", "cache", "pid"],
+  notice: ["socket", "pid"],
   flush: ["spool", "cache"],
 };
 
@@ -60,12 +60,7 @@ export async function runHelper(argv: readonly string[]): Promise<number> {
     if (command === "notice") {
       const pid = Number(need(flags, "pid"));
       if (!Number.isInteger(pid) || pid <= 0) throw new Error("--pid must be a process id");
-      return await budgetWaitNotice({
-        socket: need(flags, "socket"),
-        session: flags.session ?? "",
-        cache: flags.cache || undefined,
-        pid,
-      });
+      return await budgetWaitNotice({ socket: need(flags, "socket"), pid });
     }
     return await flushSpool({ spool: need(flags, "spool"), cache: flags.cache || undefined });
   } catch (error) {

@@ -86,7 +86,10 @@ _aob_plain() {
 # ---- commands that never need the broker, and the ones the shim answers itself
 case ${AO_BROKER_SHIM_DISABLE:-0} in 0 | '') ;; *) exec "$_aob_gh" "$@" ;; esac
 case ${1-} in
-'' | --version | version | help | --help | -h | completion) exec "$_aob_gh" "$@" ;;
+'' | --version | version | help | --help | -h | completion)
+  unset GH_TOKEN GITHUB_TOKEN GH_ENTERPRISE_TOKEN GITHUB_ENTERPRISE_TOKEN
+  exec "$_aob_gh" "$@"
+  ;;
 auth)
   # login/logout/setup-git/git-credential manage the agent's own gh login (git pushes use it): pass
   # them through untouched. token/status are answered below, never by gh holding a PAT.
@@ -387,13 +390,13 @@ else
   "$_aob_gh" "$@" <&- &
   _aob_pid=$!
 fi
-# After a few seconds, and every 20 s after that, look at the broker's budget: a request queued for
-# budget makes gh wait silently, and only the shim can say so on gh's stderr.
+# After a few seconds, and every 30 s after that, have the helper look at the broker's budget: a
+# request queued for budget makes gh wait silently, and only the shim can say so on gh's stderr.
 _aob_wait=${AO_BROKER_SHIM_NOTICE_AFTER:-2}
-[ -n "$_aob_sid$_aob_key" ] && [ -x "$_aob_node" ] || _aob_wait=0
+[ -x "$_aob_node" ] || _aob_wait=0
 case $_aob_wait in '' | 0 | *[!0-9]*) ;; *)
   (
-    sleep "$_aob_wait" && while kill -USR1 $$ 2>/dev/null; do sleep 20; done
+    sleep "$_aob_wait" && while kill -USR1 $$ 2>/dev/null; do sleep 30; done
   ) </dev/null >/dev/null 2>&1 &
   _aob_timer=$!
   ;;
@@ -403,9 +406,8 @@ while :; do
   _aob_rc=$?
   # Above 128 with gh still there: a trap interrupted the wait, not gh's end.
   if [ "$_aob_rc" -gt 128 ] && kill -0 "$_aob_pid" 2>/dev/null; then
-    if [ -n "$_aob_notice" ] && [ -z "$_aob_npid" ]; then
-      "$_aob_node" "$_aob_helper" notice --socket "$_aob_socket" --session "${_aob_sid:-$_aob_key}" \
-        --cache "$_aob_cache" --pid "$_aob_pid" </dev/null >/dev/null &
+    if [ -n "$_aob_notice" ] && { [ -z "$_aob_npid" ] || ! kill -0 "$_aob_npid" 2>/dev/null; }; then
+      "$_aob_node" "$_aob_helper" notice --socket "$_aob_socket" --pid "$_aob_pid" </dev/null >/dev/null &
       _aob_npid=$!
     fi
     _aob_notice=

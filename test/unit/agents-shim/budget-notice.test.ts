@@ -5,60 +5,45 @@ const NOW = Date.parse("2026-05-01T12:00:00.000Z");
 const RESET = "2026-05-01T12:03:20.000Z";
 
 describe("budgetNotice", () => {
-  describe("when a bucket is spent for everyone", () => {
-    it("says which, and when it refills", () => {
+  describe("when a bucket is down to the share kept for AO's polling", () => {
+    it("names it and says when it refills", () => {
       const notice = budgetNotice(
-        { resources: { graphql: { limit: 5000, remaining: 200, reserved: 250, resetAt: RESET } } },
-        "s1",
+        { resources: { graphql: { limit: 5000, remaining: 600, reserved: 150, resetAt: RESET } } },
         NOW,
       );
-      expect(notice?.key).toBe(`graphql:global:${RESET}`);
-      expect(notice?.message).toContain("GitHub's graphql budget for agents is spent");
-      expect(notice?.message).toContain("12:03:20 UTC (in about 3m20s)");
+      expect(notice?.key).toBe(`graphql:${RESET}`);
+      expect(notice?.message).toContain(
+        "GitHub's graphql budget is nearly spent (600 of 5000 GraphQL points left",
+      );
+      expect(notice?.message).toContain("until it refills at 12:03:20 UTC (in about 3m20s)");
       expect(notice?.message).toContain("Ctrl-C stops it");
     });
-  });
-
-  describe("when this session used its fair share", () => {
-    it("says so", () => {
-      const notice = budgetNotice(
-        {
-          resources: { core: { limit: 5000, remaining: 3000, reserved: 0, resetAt: RESET } },
-          sessions: [{ id: "s1", spent: { core: 1000 }, share: 0.2 }],
-        },
-        "s1",
-        NOW,
-      );
-      expect(notice?.key).toBe(`core:share:${RESET}`);
-      expect(notice?.message).toContain("used its fair share of GitHub's core budget (1000 REST requests");
+    it("counts requests in flight against what is left", () => {
+      const budget = { resources: { core: { limit: 1000, remaining: 150, reserved: 60, resetAt: RESET } } };
+      expect(budgetNotice(budget, NOW)?.message).toContain("150 of 1000 REST requests left");
+      expect(
+        budgetNotice({ resources: { core: { ...budget.resources.core, reserved: 0 } } }, NOW),
+      ).toBeUndefined();
     });
   });
 
-  describe("when nothing is spent", () => {
+  describe("when gh is not waiting for budget", () => {
     it.each([
       {
         name: "plenty left",
-        budget: { resources: { graphql: { limit: 5000, remaining: 4000, reserved: 500, resetAt: RESET } } },
-      },
-      {
-        name: "another session over its share",
-        budget: {
-          resources: { graphql: { limit: 5000, remaining: 4000, resetAt: RESET } },
-          sessions: [{ id: "other", spent: { graphql: 4000 }, share: 0.1 }],
-        },
+        resources: { graphql: { limit: 5000, remaining: 4000, reserved: 500, resetAt: RESET } },
       },
       {
         name: "a window that already reset",
-        budget: {
-          resources: { graphql: { limit: 5000, remaining: 0, resetAt: "2026-05-01T11:59:00.000Z" } },
-        },
+        resources: { graphql: { limit: 5000, remaining: 0, resetAt: "2026-05-01T11:59:00Z" } },
       },
       {
         name: "an unreadable reset time",
-        budget: { resources: { graphql: { limit: 5000, remaining: 0, resetAt: "?" } } },
+        resources: { graphql: { limit: 5000, remaining: 0, resetAt: "?" } },
       },
-    ])("stays quiet ($name)", ({ budget }) => {
-      expect(budgetNotice(budget, "s1", NOW)).toBeUndefined();
+      { name: "a bucket without a limit", resources: { search: { limit: 0, remaining: 0, resetAt: RESET } } },
+    ])("stays quiet ($name)", ({ resources }) => {
+      expect(budgetNotice({ resources }, NOW)).toBeUndefined();
     });
   });
 });
