@@ -60,6 +60,15 @@ function bigScenario(): Scenario {
   };
 }
 
+/** Resolves once the simulator has served `op` at least `times` times (gh has started polling). */
+async function servedAtLeast(s: RunningSimulator, op: string, times: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((s.stats().requests.byOperation[op] ?? 0) >= times) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${op} was not served ${times} times`);
+}
+
 describe("real gh 2.23 against a moving world", () => {
   it("gh pr checks --watch follows CI to success and exits 0", async () => {
     const s = await sim({});
@@ -70,22 +79,24 @@ describe("real gh 2.23 against a moving world", () => {
       author: "hubot",
       ci: {
         jobs: [
-          { name: "build", durationS: 1 },
-          { name: "test", startAfterS: 1, durationS: 1.5 },
+          { name: "build", durationS: 60 },
+          { name: "test", startAfterS: 30, durationS: 60 },
         ],
       },
     });
     const env = ghEnv(s, work.dir);
     const pending = await gh(["pr", "checks", "13"], { env });
     expect(pending.code).toBe(1);
-    expect(pending.stdout).toMatch(/test\tpending/);
-    const watched = await gh(["pr", "checks", "13", "--watch", "--interval", "1"], {
-      env,
-      timeoutMs: 15_000,
-    });
+    expect(pending.stdout).toMatch(/build\tpending[\s\S]*test\tpending|test\tpending[\s\S]*build\tpending/);
+    const watching = gh(["pr", "checks", "13", "--watch", "--interval", "1"], { env, timeoutMs: 20_000 });
+    await servedAtLeast(s, "PullRequestStatusChecks", 3);
+    await s.advance(45_000);
+    await servedAtLeast(s, "PullRequestStatusChecks", 4);
+    await s.advance(60_000);
+    const watched = await watching;
     expect(watched.code).toBe(0);
     expect(watched.stdout).toMatch(/build\tpass[\s\S]*test\tpass/);
-    expect(s.stats().requests.byOperation.PullRequestStatusChecks).toBeGreaterThanOrEqual(3);
+    expect(s.stats().requests.byOperation.PullRequestStatusChecks).toBeGreaterThanOrEqual(5);
   });
 
   it("gh run watch --exit-status follows a run to failure and exits 1", async () => {
@@ -96,20 +107,25 @@ describe("real gh 2.23 against a moving world", () => {
       ci: {
         runId: 1100,
         jobs: [
-          { name: "build", durationS: 1 },
-          { name: "e2e", startAfterS: 0.5, durationS: 1.5, conclusion: "failure" },
+          { name: "build", durationS: 60 },
+          { name: "e2e", startAfterS: 30, durationS: 60, conclusion: "failure" },
         ],
       },
     });
     expect(started.id).toBe(1100);
-    const result = await gh(["run", "watch", "1100", "--interval", "1", "--exit-status"], {
+    const watching = gh(["run", "watch", "1100", "--interval", "1", "--exit-status"], {
       env: ghEnv(s, work.dir),
-      timeoutMs: 15_000,
+      timeoutMs: 20_000,
     });
+    await servedAtLeast(s, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", 1);
+    await s.advance(70_000);
+    await servedAtLeast(s, "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", 2);
+    await s.advance(30_000);
+    const result = await watching;
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("* e2e (ID 2010)");
     expect(result.stdout).toMatch(
-      /X docs\/readme-typo CI #2 · 1100[\s\S]*✓ build in 1s \(ID 2009\)[\s\S]*X e2e in \d+s \(ID 2010\)\n {2}X Run/,
+      /X docs\/readme-typo CI #2 · 1100[\s\S]*✓ build in 1m0s \(ID 2009\)[\s\S]*X e2e in 1m0s \(ID 2010\)\n {2}X Run/,
     );
     expect(s.world.repo("acme/widgets")?.runs.get(1100)).toMatchObject({
       status: "completed",
