@@ -46,6 +46,8 @@ export interface LifecycleConfig {
   readonly maxRestPerMinute: number;
   /** GraphQL points the lifecycle leaves for everyone else. @defaultValue 500 */
   readonly reservePoints: number;
+  /** REST core requests the lifecycle leaves for everyone else. @defaultValue 500 */
+  readonly reserveRest: number;
   /** Largest factor the budget may stretch poll intervals by. @defaultValue 6 */
   readonly maxStretch: number;
   /** Idle time after which a session is `stuck`; 0 disables. @defaultValue 900_000 */
@@ -75,6 +77,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
   graphqlConcurrency: 4,
   maxRestPerMinute: 600,
   reservePoints: 500,
+  reserveRest: 500,
   maxStretch: 6,
   stuckThresholdMs: 900_000,
   webhookDebounceMs: 200,
@@ -100,6 +103,7 @@ const RANGES: Readonly<Partial<Record<keyof LifecycleConfig, readonly [number, n
   graphqlConcurrency: [1, 20],
   maxRestPerMinute: [1, 100_000],
   reservePoints: [0, 1_000_000],
+  reserveRest: [0, 1_000_000],
   maxStretch: [1, 100],
   stuckThresholdMs: [0, 604_800_000],
   webhookDebounceMs: [0, 60_000],

@@ -25,7 +25,7 @@ import type { PrFacts } from "./core/pr-facts.js";
 import { asString, dig } from "./core/read-json.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
-import type { LifecycleContext } from "./lifecycle-context.js";
+import { type LifecycleContext, recordRestSpend } from "./lifecycle-context.js";
 import { mapLimit } from "./map-limit.js";
 import type { RestConditionalResponse } from "./ports.js";
 import type { PrTrack, RepoTrack } from "./session-index.js";
@@ -64,6 +64,7 @@ async function get(
   try {
     const response = await ctx.ports.restConditional(etag === undefined ? { path } : { path, etag });
     ctx.totals.restCost += response.cost;
+    recordRestSpend(ctx, response.cost);
     if (response.status === 304) {
       run.notModified += 1;
       ctx.totals.restNotModified += 1;

@@ -13,7 +13,7 @@ export {
 export { createRedisWatchStore, type RedisWatchStoreOptions } from "./adapters/redis-watch-store.js";
 export { type Clock, createManualClock, type ManualClock, systemClock, type TimerHandle } from "./clock.js";
 export { DEFAULT_LIFECYCLE_CONFIG, type LifecycleConfig, resolveLifecycleConfig } from "./config.js";
-export type { BudgetSnapshot } from "./core/cadence.js";
+export type { BudgetSnapshot, LifecycleBudget } from "./core/cadence.js";
 export {
   type BranchTarget,
   type BuiltDetectionQuery,

@@ -53,6 +53,8 @@ export interface LifecycleContext {
   nextSeq(): number;
   /** (local ms, points) of recent GraphQL spend, for the spend rate. */
   readonly spend: { at: number; points: number }[];
+  /** (local ms, requests) of recent charged REST requests, for the spend rate. */
+  readonly restSpend: { at: number; points: number }[];
 }
 
 export function newTotals(): LifecycleTotals {
@@ -149,15 +151,30 @@ export async function emit(ctx: LifecycleContext, effects: Effects): Promise<voi
   );
 }
 
+function record(log: { at: number; points: number }[], now: number, points: number): void {
+  if (points <= 0) return;
+  log.push({ at: now, points });
+  while (log.length > 0 && (log[0] as { at: number }).at < now - 600_000) log.shift();
+}
+
+function perHour(log: readonly { at: number; points: number }[], now: number): number {
+  return log.filter((s) => s.at >= now - 600_000).reduce((sum, s) => sum + s.points, 0) * 6;
+}
+
 export function recordSpend(ctx: LifecycleContext, points: number): void {
-  const now = ctx.clock.now();
-  ctx.spend.push({ at: now, points });
-  while (ctx.spend.length > 0 && (ctx.spend[0] as { at: number }).at < now - 600_000) ctx.spend.shift();
+  record(ctx.spend, ctx.clock.now(), points);
+}
+
+export function recordRestSpend(ctx: LifecycleContext, requests: number): void {
+  record(ctx.restSpend, ctx.clock.now(), requests);
 }
 
 /** GraphQL points per hour over the last ten minutes. */
 export function spendPerHour(ctx: LifecycleContext): number {
-  const now = ctx.clock.now();
-  const recent = ctx.spend.filter((s) => s.at >= now - 600_000).reduce((sum, s) => sum + s.points, 0);
-  return recent * 6;
+  return perHour(ctx.spend, ctx.clock.now());
+}
+
+/** Charged REST requests per hour over the last ten minutes. */
+export function restSpendPerHour(ctx: LifecycleContext): number {
+  return perHour(ctx.restSpend, ctx.clock.now());
 }

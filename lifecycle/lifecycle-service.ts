@@ -160,6 +160,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     dirty: new Set(),
     lastRateLimit: undefined,
     spend: [],
+    restSpend: [],
     lookedUpAt: new Map(),
     nextSeq: () => {
       seq += 1;

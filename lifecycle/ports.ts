@@ -3,7 +3,7 @@
  * composition root (lifecycle/ never imports broker/: docs/decisions/0002). Tests implement them
  * with a small fake GitHub; the integration test implements them over HTTP to github-sim.
  */
-import type { BudgetSnapshot } from "./core/cadence.js";
+import type { LifecycleBudget } from "./core/cadence.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
 
 export interface GraphQLPortRequest {
@@ -59,6 +59,10 @@ export interface LifecyclePorts {
   invalidate(target: InvalidateTarget): Promise<void>;
   /** Deliver an event to IPC subscribers and Redis pub/sub. */
   publish(event: LifecycleEvent): Promise<void>;
-  /** The GraphQL bucket as the broker knows it; when absent the lifecycle uses its own `rateLimit` reads. */
-  budget?(): Promise<BudgetSnapshot | undefined>;
+  /**
+   * The GraphQL and REST core buckets as the broker knows them (GitHub's numbers, shared with every
+   * session). When absent or partial, the lifecycle uses its own `rateLimit` reads for GraphQL and
+   * leaves REST unbounded except by `maxRestPerMinute`.
+   */
+  budget?(): Promise<LifecycleBudget | undefined>;
 }

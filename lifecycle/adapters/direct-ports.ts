@@ -4,7 +4,7 @@
  * a way to run the lifecycle on its own. Conditional GETs carry the lifecycle's own ETags (it keeps
  * them per guard), so a 304 is free here as it is through the broker. `invalidate` and `publish`
  * go to callbacks. GraphQL cost is read from the query's own `rateLimit { cost }`; the budget from
- * the GraphQL answers' x-ratelimit-* headers. The token goes into the Authorization header only.
+ * the answers' x-ratelimit-* headers (GraphQL and REST core). The token goes into the Authorization header only.
  */
 import { parseRateLimitHeaders } from "../../github/index.js";
 import type { BudgetSnapshot } from "../core/cadence.js";
@@ -39,7 +39,14 @@ export function createDirectPorts(
     "user-agent": options.userAgent ?? "ao-broker-lifecycle",
   };
   const stats: DirectPortStats = { graphqlQueries: 0, graphqlPoints: 0, restRequests: 0, restNotModified: 0 };
-  let budget: BudgetSnapshot | undefined;
+  const budget: { graphql?: BudgetSnapshot; core?: BudgetSnapshot } = {};
+  const learn = (headers: Headers) => {
+    const limits = parseRateLimitHeaders(Object.fromEntries(headers));
+    if (!limits) return;
+    const snapshot = { remaining: limits.remaining, resetAt: limits.reset * 1000 };
+    if (limits.resource === "graphql") budget.graphql = snapshot;
+    else if (limits.resource === "core") budget.core = snapshot;
+  };
 
   return {
     async graphql(request) {
@@ -55,8 +62,7 @@ export function createDirectPorts(
       } catch {
         // A non-JSON answer (a proxy's error page) has no data; the lifecycle retries the batch.
       }
-      const limits = parseRateLimitHeaders(Object.fromEntries(response.headers));
-      if (limits) budget = { remaining: limits.remaining, resetAt: limits.reset * 1000 };
+      learn(response.headers);
       const cost = parseRateLimit(json.data)?.cost ?? 0;
       stats.graphqlQueries += 1;
       stats.graphqlPoints += cost;
@@ -72,6 +78,7 @@ export function createDirectPorts(
         headers: etag === undefined ? headers : { ...headers, "if-none-match": etag },
       });
       stats.restRequests += 1;
+      learn(response.headers);
       const newEtag = response.headers.get("etag") ?? undefined;
       if (response.status === 304) {
         stats.restNotModified += 1;
@@ -93,7 +100,7 @@ export function createDirectPorts(
       await options.publish?.(event);
     },
     async budget() {
-      return budget;
+      return { ...budget };
     },
     stats: () => ({ ...stats }),
   };

@@ -6,11 +6,11 @@
  * `idleIntervalMs`. Closed and merged PRs get no per-PR guard: the repository's PR-list guard sees
  * a reopen, since reopening bumps the PR's updated_at.
  *
- * Budget: the lifecycle spends GraphQL points only on refreshes; when its recent spend rate would
- * run the bucket below the reserve before the window resets, every interval is stretched by the
- * ratio (up to `maxStretch`), and a cycle never spends more than the points above the reserve.
- * REST guards are mostly free 304s, but they still count against GitHub's secondary limits, so
- * their number per cycle is capped too.
+ * Budget: for each bucket (GraphQL points, REST core requests), when the lifecycle's recent spend
+ * rate would run it below its reserve before the window resets, every interval is stretched by the
+ * ratio (up to `maxStretch`; the larger bucket need wins), and a cycle never spends GraphQL points
+ * below the reserve. REST guards are mostly free 304s, but they still count against GitHub's
+ * secondary limits, so their number per cycle is capped too.
  */
 import type { CiStatus } from "./pr-enrichment.js";
 
@@ -40,42 +40,61 @@ export function prPollInterval(subject: CadenceSubject, now: number, options: Ca
 }
 
 export interface BudgetSnapshot {
-  /** Points left in the current GraphQL window. */
+  /** Points (GraphQL) or requests (REST core) left in the current window. */
   readonly remaining: number;
   /** Epoch ms at which the window resets; null when unknown. */
   readonly resetAt: number | null;
 }
 
+/** Both buckets the lifecycle draws on, as far as they are known. */
+export interface LifecycleBudget {
+  readonly graphql?: BudgetSnapshot | undefined;
+  readonly core?: BudgetSnapshot | undefined;
+}
+
 export interface BudgetPolicyInput {
-  readonly budget: BudgetSnapshot | undefined;
+  readonly budget: LifecycleBudget;
   readonly now: number;
   /** The lifecycle's recent GraphQL spend, points per hour. */
   readonly spendPerHour: number;
+  /** The lifecycle's recent charged REST requests (304s are free), per hour. */
+  readonly restSpendPerHour: number;
   /** Points the lifecycle leaves for everyone else. */
   readonly reservePoints: number;
+  /** REST requests the lifecycle leaves for everyone else. */
+  readonly reserveRest: number;
   /** Largest factor intervals are stretched by. */
   readonly maxStretch: number;
 }
 
 export interface BudgetDecision {
-  /** Multiplier for every poll interval (≥ 1). */
+  /** Multiplier for every poll interval (≥ 1): the larger of the two buckets' needs. */
   readonly stretch: number;
   /** Points this cycle may spend on refreshes; Infinity when the budget is unknown. */
   readonly pointsAllowed: number;
 }
 
-export function budgetDecision(input: BudgetPolicyInput): BudgetDecision {
-  const { budget } = input;
-  if (!budget) return { stretch: 1, pointsAllowed: Number.POSITIVE_INFINITY };
-  const spendable = budget.remaining - input.reservePoints;
-  if (spendable <= 0) return { stretch: input.maxStretch, pointsAllowed: 0 };
-  const msToReset = budget.resetAt === null ? 3_600_000 : Math.max(60_000, budget.resetAt - input.now);
+/** How much a bucket needs intervals stretched so that the spend rate reaches the reset above the reserve. */
+function bucketStretch(
+  bucket: BudgetSnapshot | undefined,
+  spendPerHour: number,
+  reserve: number,
+  input: BudgetPolicyInput,
+): { stretch: number; spendable: number } {
+  if (!bucket) return { stretch: 1, spendable: Number.POSITIVE_INFINITY };
+  const spendable = bucket.remaining - reserve;
+  if (spendable <= 0) return { stretch: input.maxStretch, spendable: 0 };
+  const msToReset = bucket.resetAt === null ? 3_600_000 : Math.max(60_000, bucket.resetAt - input.now);
   const allowancePerHour = (spendable * 3_600_000) / msToReset;
   const stretch =
-    input.spendPerHour <= allowancePerHour
-      ? 1
-      : Math.min(input.maxStretch, input.spendPerHour / allowancePerHour);
-  return { stretch, pointsAllowed: spendable };
+    spendPerHour <= allowancePerHour ? 1 : Math.min(input.maxStretch, spendPerHour / allowancePerHour);
+  return { stretch, spendable };
+}
+
+export function budgetDecision(input: BudgetPolicyInput): BudgetDecision {
+  const graphql = bucketStretch(input.budget.graphql, input.spendPerHour, input.reservePoints, input);
+  const core = bucketStretch(input.budget.core, input.restSpendPerHour, input.reserveRest, input);
+  return { stretch: Math.max(graphql.stretch, core.stretch), pointsAllowed: graphql.spendable };
 }
 
 /** REST guard requests a cycle may make under a per-minute cap. */

@@ -11,7 +11,8 @@
  * - per open PR, every `commentsIntervalMs`: the newest review comment (new threads and replies).
  *
  * When more guards are due than the cycle may make, repository guards go first (one covers many
- * PRs), then the most overdue PR guards; the rest stay due and lead the next cycle.
+ * PRs), then the check guards of PRs whose CI is running (their results are what agents wait
+ * for), then the most overdue PR guards; the rest stay due and lead the next cycle.
  */
 import { type CadenceOptions, prPollInterval } from "./cadence.js";
 import type { CiStatus } from "./pr-enrichment.js";
@@ -49,6 +50,8 @@ export interface GuardRequest {
   readonly etag?: string;
   /** How far past due (elapsed / interval); Infinity for never checked. Orders truncation. */
   readonly urgency: number;
+  /** A check guard of a PR whose CI is running: sent before every other PR guard. */
+  readonly active?: boolean;
 }
 
 export interface GuardPlanOptions extends CadenceOptions {
@@ -127,7 +130,13 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
     const interval = prPollInterval(pr, now, options) * stretch;
     const checksDue = urgency(pr.lastChecksAt, interval, now);
     if (checksDue !== undefined) {
-      const base = { repo: pr.repo, number: pr.number, sha: pr.headSha, urgency: checksDue };
+      const base = {
+        repo: pr.repo,
+        number: pr.number,
+        sha: pr.headSha,
+        urgency: checksDue,
+        ...(pr.ciStatus === "pending" ? { active: true } : {}),
+      };
       prGuards.push(
         withEtag({ ...base, kind: "check-runs", path: checkRunsPath(pr.repo, pr.headSha) }, pr.checksEtag),
       );
@@ -157,6 +166,6 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
       );
     }
   }
-  prGuards.sort((a, b) => b.urgency - a.urgency);
+  prGuards.sort((a, b) => Number(b.active ?? false) - Number(a.active ?? false) || b.urgency - a.urgency);
   return [...repoGuards, ...prGuards].slice(0, Math.max(0, input.maxRequests));
 }

@@ -68,14 +68,33 @@ describe("cadence", () => {
     },
   ])("budget: $name", ({ budget, spend, stretch, allowed }) => {
     const decision = budgetDecision({
-      budget,
+      budget: { graphql: budget },
       now: T0,
       spendPerHour: spend,
+      restSpendPerHour: 0,
       reservePoints: 500,
+      reserveRest: 500,
       maxStretch: 6,
     });
     expect(decision.stretch).toBeCloseTo(stretch);
     expect(decision.pointsAllowed).toBe(allowed);
+  });
+
+  it("stretches for the REST bucket too, taking the larger need of the two", () => {
+    const decision = budgetDecision({
+      budget: {
+        graphql: { remaining: 4_000, resetAt: T0 + 3_600_000 },
+        core: { remaining: 1_500, resetAt: T0 + 3_600_000 },
+      },
+      now: T0,
+      spendPerHour: 100,
+      restSpendPerHour: 2_000,
+      reservePoints: 500,
+      reserveRest: 500,
+      maxStretch: 6,
+    });
+    expect(decision.stretch).toBeCloseTo(2);
+    expect(decision.pointsAllowed).toBe(3_500);
   });
 
   it("caps REST guards per cycle from a per-minute cap", () => {

@@ -99,6 +99,18 @@ describe("guard planning", () => {
     ]);
   });
 
+  it("when capped, sends the check guards of PRs with running CI before quieter ones", () => {
+    const prs = [
+      pr({ number: 1, lastChecksAt: null }),
+      pr({ number: 2, ciStatus: "pending", lastChecksAt: T0 + 110_000 }),
+    ];
+    const guards = plan(prs, T0 + 130_000, { maxRequests: 2 });
+    expect(guards.map((g) => [g.kind, g.number])).toEqual([
+      ["repo-prs", undefined],
+      ["check-runs", 2],
+    ]);
+  });
+
   it("when capped, keeps repository guards and the most overdue PRs", () => {
     const prs = [
       pr({ number: 1, lastChecksAt: T0 }),

@@ -274,7 +274,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
       events.push(event);
     },
     async budget() {
-      return state.budget;
+      return state.budget ? { graphql: state.budget } : undefined;
     },
   };
 
