@@ -16,6 +16,12 @@ async function sim(options: Parameters<typeof startSimulator>[0]): Promise<Runni
   return s;
 }
 
+/** Time stands still unless advance() moves it, so slow gh start-ups cannot roll a window early. */
+function frozenClock() {
+  const t = Date.now();
+  return { now: () => t };
+}
+
 beforeAll(() => {
   work = scratch("aob-gh-rl-");
 });
@@ -27,7 +33,7 @@ afterAll(async () => {
 describe("real gh 2.23 when budgets run out", () => {
   describe("when the GraphQL budget is 5 points per 10 s", () => {
     it("prints gh's rate-limit error on the sixth gh pr view and works again when the window resets", async () => {
-      const s = await sim({ limits: { graphql: 5 }, windowSeconds: 10 });
+      const s = await sim({ limits: { graphql: 5 }, windowSeconds: 10, clock: frozenClock() });
       const env = ghEnv(s, work.dir);
       for (let i = 0; i < 5; i++) expect((await gh(["pr", "view", "1"], { env })).code).toBe(0);
       const sixth = await gh(["pr", "view", "1"], { env });
@@ -46,7 +52,7 @@ describe("real gh 2.23 when budgets run out", () => {
 
   describe("when the REST budget is 2 requests per 10 s", () => {
     it("prints gh's 403 for gh run list and gh api, and recovers after the window", async () => {
-      const s = await sim({ limits: { core: 2 }, windowSeconds: 10 });
+      const s = await sim({ limits: { core: 2 }, windowSeconds: 10, clock: frozenClock() });
       const env = ghEnv(s, work.dir);
       expect((await gh(["run", "list"], { env })).code).toBe(0);
       const runList = await gh(["run", "list"], { env });

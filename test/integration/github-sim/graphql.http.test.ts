@@ -263,7 +263,12 @@ describe("the simulator's GraphQL API", () => {
 
   describe("when the budget is spent", () => {
     it("answers 200 with RATE_LIMITED until the window resets", async () => {
-      const small = await startSimulator({ limits: { graphql: 3 }, windowSeconds: 10 });
+      const t0 = Date.now();
+      const small = await startSimulator({
+        limits: { graphql: 3 },
+        windowSeconds: 10,
+        clock: { now: () => t0 },
+      });
       try {
         for (let i = 0; i < 3; i++)
           expect((await gql(small, "{ viewer { login } }")).json.errors).toBeUndefined();

@@ -114,7 +114,12 @@ describe("the simulator's REST API", () => {
 
   describe("when the core budget is spent", () => {
     it("answers 403 with GitHub's message and remaining 0, keeps /rate_limit free, and recovers after the window", async () => {
-      const small = await startSimulator({ limits: { core: 2 }, windowSeconds: 10 });
+      const t0 = Date.now();
+      const small = await startSimulator({
+        limits: { core: 2 },
+        windowSeconds: 10,
+        clock: { now: () => t0 },
+      });
       try {
         expect((await rest(small, `${R}/pulls/1`)).status).toBe(200);
         expect((await rest(small, `${R}/pulls/2`)).status).toBe(200);
