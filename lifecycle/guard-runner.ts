@@ -53,18 +53,24 @@ interface RunCounters {
   halted: boolean;
 }
 
+/**
+ * One conditional GET. Its charge counts toward the REST spend rate (which may stretch intervals)
+ * unless it is the very first read of that guard: baselining every guard once is a one-off cost
+ * at start, not the recurring cost of polling, and must not throttle the loop for ten minutes.
+ */
 async function get(
   ctx: LifecycleContext,
   run: RunCounters,
   path: string,
   etag: string | undefined,
+  counts: boolean,
 ): Promise<RestConditionalResponse | undefined> {
   run.requests += 1;
   ctx.totals.restRequests += 1;
   try {
     const response = await ctx.ports.restConditional(etag === undefined ? { path } : { path, etag });
     ctx.totals.restCost += response.cost;
-    recordRestSpend(ctx, response.cost);
+    if (counts) recordRestSpend(ctx, response.cost);
     if (response.status === 304) {
       run.notModified += 1;
       ctx.totals.restNotModified += 1;
@@ -164,7 +170,13 @@ async function walkRepo(
       break;
     }
     if (page === ctx.config.maxRepoPages) break;
-    response = await get(ctx, run, repoPullsPath(repo.repo, ctx.config.repoPageSize, page + 1), undefined);
+    response = await get(
+      ctx,
+      run,
+      repoPullsPath(repo.repo, ctx.config.repoPageSize, page + 1),
+      undefined,
+      true,
+    );
   }
   if (newest !== null) repo.highWater = repo.highWater === null ? newest : Math.max(repo.highWater, newest);
   if (complete) return;
@@ -187,7 +199,7 @@ async function runOne(
   if (guard.kind === "repo-prs") {
     const repo = ctx.index.repos.get(normalizeRepo(guard.repo));
     if (!repo) return;
-    const response = await get(ctx, run, guard.path, guard.etag);
+    const response = await get(ctx, run, guard.path, guard.etag, repo.lastCheckedAt !== null);
     repo.lastCheckedAt = now;
     if (response?.status !== 200) return;
     repo.etag = response.etag;
@@ -197,7 +209,9 @@ async function runOne(
   const key = prKey(guard.repo, guard.number as number);
   const track = ctx.index.prs.get(key);
   if (!track) return;
-  const response = await get(ctx, run, guard.path, guard.etag);
+  const seenBefore =
+    guard.kind === "review-comments" ? track.lastCommentsAt !== null : track.lastChecksAt !== null;
+  const response = await get(ctx, run, guard.path, guard.etag, seenBefore);
   const facts = ctx.index.factsFor(key);
   if (guard.kind === "review-comments") {
     track.lastCommentsAt = now;
