@@ -85,13 +85,25 @@ interface ModeResult {
 
 function cpuSeconds(child: ReturnType<typeof spawn>): Promise<number> {
   return new Promise((resolve) => {
-    child.once("message", (usage: { user: number; system: number }) => resolve((usage.user + usage.system) / 1e6));
+    child.once("message", (usage: { user: number; system: number }) =>
+      resolve((usage.user + usage.system) / 1e6),
+    );
     child.send("cpu");
   });
 }
 
-async function runMode(mode: "executed" | "memoised", runs: number, seconds: number, concurrency: number): Promise<ModeResult> {
-  const args = [...process.execArgv, import.meta.filename, SERVE_FLAG, ...(mode === "executed" ? ["--no-memo"] : [])];
+async function runMode(
+  mode: "executed" | "memoised",
+  runs: number,
+  seconds: number,
+  concurrency: number,
+): Promise<ModeResult> {
+  const args = [
+    ...process.execArgv,
+    import.meta.filename,
+    SERVE_FLAG,
+    ...(mode === "executed" ? ["--no-memo"] : []),
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit", "ipc"] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
@@ -102,8 +114,16 @@ async function runMode(mode: "executed" | "memoised", runs: number, seconds: num
   const bodies = Array.from({ length: PRS }, (_, i) =>
     JSON.stringify({ query, variables: { owner: "acme", repo: "widgets", pr_number: 101 + i } }),
   );
-  const probe = await pool.request({ path: "/graphql", method: "POST", headers: { authorization: "token ghp_simulated" }, body: bodies[0] as string });
-  const answer = (await probe.body.json()) as { data?: { repository?: { pullRequest?: { title?: string } } }; errors?: unknown };
+  const probe = await pool.request({
+    path: "/graphql",
+    method: "POST",
+    headers: { authorization: "token ghp_simulated" },
+    body: bodies[0] as string,
+  });
+  const answer = (await probe.body.json()) as {
+    data?: { repository?: { pullRequest?: { title?: string } } };
+    errors?: unknown;
+  };
   if (answer.errors || answer.data?.repository?.pullRequest?.title !== "Generated change 101") {
     throw new Error(`unexpected answer: ${JSON.stringify(answer).slice(0, 300)}`);
   }
@@ -116,7 +136,9 @@ async function runMode(mode: "executed" | "memoised", runs: number, seconds: num
     const cpu = (await cpuSeconds(child)) - cpuBefore;
     walls.push(rate);
     perCpu.push((rate * seconds) / cpu);
-    process.stdout.write(`${mode} run ${i + 1}: ${Math.round(rate)} queries/s, ${Math.round((rate * seconds) / cpu)} per simulator CPU-second\n`);
+    process.stdout.write(
+      `${mode} run ${i + 1}: ${Math.round(rate)} queries/s, ${Math.round((rate * seconds) / cpu)} per simulator CPU-second\n`,
+    );
   }
   await pool.close();
   child.kill("SIGTERM");
@@ -143,7 +165,9 @@ async function main(): Promise<void> {
   const medians: string[] = [];
   for (const mode of modes) {
     const m = await runMode(mode, runs, seconds, concurrency);
-    medians.push(`${mode}: median ${Math.round(m.wall)} gh pr view queries/s (${Math.round(m.perCpuSecond)} per simulator CPU-second)`);
+    medians.push(
+      `${mode}: median ${Math.round(m.wall)} gh pr view queries/s (${Math.round(m.perCpuSecond)} per simulator CPU-second)`,
+    );
   }
   process.stdout.write(
     `${medians.join("\n")}\n(${runs} runs × ${seconds} s per mode, ${concurrency} in flight, zero latency, one simulator process)\n`,
