@@ -86,6 +86,46 @@ describe("the simulator's GraphQL API", () => {
     });
   });
 
+  describe("when GitHub's documented worked examples are sent", () => {
+    it.each([
+      {
+        name: "5,101 requests → 51 points",
+        query: `query { viewer { login repositories(first: 100) { edges { node { name issues(first: 50) { edges { node { title
+          labels(first: 60) { edges { node { name } } } } } } } } } } }`,
+        cost: 51,
+        nodeCount: 305_100,
+      },
+      {
+        name: "550 nodes",
+        query: `query { viewer { repositories(first: 50) { edges { repository: node { name
+          issues(first: 10) { totalCount edges { node { title bodyHTML } } } } } } } }`,
+        cost: 1,
+        nodeCount: 550,
+      },
+      {
+        name: "22,060 nodes",
+        query: `query { viewer {
+          repositories(first: 50) { edges { repository: node { name
+            pullRequests(first: 20) { edges { pullRequest: node { title
+              comments(first: 10) { edges { comment: node { bodyHTML } } } } } }
+            issues(first: 20) { totalCount edges { issue: node { title bodyHTML
+              comments(first: 10) { edges { comment: node { bodyHTML } } } } } }
+          } } }
+          followers(first: 10) { edges { follower: node { login } } }
+        } }`,
+        cost: 21,
+        nodeCount: 22_060,
+      },
+    ])("charges $name end to end", async ({ query, cost, nodeCount }) => {
+      const before = graphqlUsed();
+      const withRate = query.replace(/^query \{/, "query { rateLimit { cost nodeCount }");
+      const reply = await gql(sim, withRate);
+      expect(reply.json.errors).toBeUndefined();
+      expect(reply.json.data?.rateLimit).toEqual({ cost, nodeCount });
+      expect(graphqlUsed() - before).toBe(cost);
+    });
+  });
+
   describe("when a PR is viewed", () => {
     it("returns the scenario's PR, checks and reviews", async () => {
       const reply = await gql(
