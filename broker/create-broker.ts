@@ -243,6 +243,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       defaultDeadlineMs: config.gateway.defaultDeadlineMs,
       allowRemoteMetrics: config.gateway.allowRemoteMetrics,
       upstreamBase: upstreamUrl,
+      forwardClientHost: config.upstream.forwardClientHost || config.simulate,
       pipeline,
       authenticate: (t) => resolver.resolve(t),
       classify,

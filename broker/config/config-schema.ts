@@ -31,6 +31,12 @@ export const configSchema = z.strictObject({
       url: z.url().default("https://api.github.com").describe("GitHub API base URL."),
       tokenFile: z.string().optional().describe("File holding the PAT (else GITHUB_TOKEN or GH_TOKEN)."),
       timeoutMs: ms.default(30_000).describe("Per-request upstream timeout."),
+      forwardClientHost: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Send X-Forwarded-Host/-Proto with the host the client used, so an upstream that builds URLs from it (the simulator) answers as if asked directly. On with --simulate.",
+        ),
     })
     .prefault({}),
   redis: z

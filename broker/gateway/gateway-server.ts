@@ -42,6 +42,8 @@ export interface GatewayServerOptions {
   readonly maxBodyBytes: number;
   readonly defaultDeadlineMs: number;
   readonly allowRemoteMetrics: boolean;
+  /** Tell the upstream which host the client used (X-Forwarded-Host/-Proto). @defaultValue false */
+  readonly forwardClientHost?: boolean | undefined;
   /** The upstream base URL, for rewriting Link and Location headers to the client's base. */
   readonly upstreamBase: string;
   readonly pipeline: Handler;
@@ -355,6 +357,14 @@ export class GatewayServer {
     const forwardHeaders = withoutHopByHop(headers);
     delete forwardHeaders["x-ao-broker-priority"];
     delete forwardHeaders["x-ao-broker-allow-stale"];
+    delete forwardHeaders["x-forwarded-host"];
+    delete forwardHeaders["x-forwarded-proto"];
+    delete forwardHeaders["x-forwarded-for"];
+    if (o.forwardClientHost) {
+      const client = new URL(target.clientBase);
+      forwardHeaders["x-forwarded-host"] = client.host;
+      forwardHeaders["x-forwarded-proto"] = client.protocol.replace(":", "");
+    }
     const classification = o.classify({ method, path: target.path, headers: forwardHeaders, graphql });
     const caller = identity.caller;
     const isWrite = classification.kind === "rest-write" || classification.kind === "graphql-mutation";

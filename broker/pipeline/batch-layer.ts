@@ -107,7 +107,9 @@ export function batchLayer(options: BatchLayerOptions): Layer {
         const response = await next(request);
         return { status: response.status, headers: response.headers, body: response.body };
       };
-      return options.traceFlush
+      // A merged query serves many callers, so its span is nobody's child (it links to each member);
+      // a query sent for one caller stays in that caller's trace.
+      return options.traceFlush && group.length > 1
         ? options.traceFlush(
             group.map((m) => m.traceContext),
             run,

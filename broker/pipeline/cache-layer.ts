@@ -155,9 +155,25 @@ export function cacheFillLayer(options: CacheLayerOptions): Layer {
 
   return (next) => async (request) => {
     const context = request.cacheContext;
-    const response = await next(request);
-    if (!context) return response;
+    if (!context) return next(request);
     const c = request.classification;
+    // This request missed the cache before it became a flight's leader; another flight may have
+    // stored a fresh answer in between (its lookup and ours raced). Look once more before paying.
+    try {
+      const again = await cache.lookup(c.cacheKey, c.reads);
+      const fresh = again.answer;
+      if (
+        fresh &&
+        again.tagsCurrent &&
+        now() - fresh.storedAt < c.freshMs &&
+        fresh.storedAt > (context.answer?.storedAt ?? 0)
+      ) {
+        return answerToResponse(request, fresh, "HIT");
+      }
+    } catch {
+      // Without Redis the request simply goes upstream.
+    }
+    const response = await next(request);
     if (response.status === 304 && context.answer && context.revalidating) {
       // GitHub says the resource is unchanged: the stored answer is current again (even if a tag
       // moved, the resource it describes did not), so it is re-stored under today's generations.

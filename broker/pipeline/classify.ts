@@ -60,7 +60,13 @@ const CREATING_MUTATION =
 const CREATING_REST =
   /\/(issues|pulls|comments|reviews|releases|discussions)(\/\d+\/(comments|reviews|replies))?\/?$/;
 
-const VARYING_HEADERS = ["accept", "x-github-api-version", "graphql-features"];
+const VARYING_HEADERS = [
+  "accept",
+  "x-github-api-version",
+  "graphql-features",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+];
 
 function headerKey(headers: Readonly<Record<string, string>>): string {
   return VARYING_HEADERS.map((h) => `${h}=${headers[h] ?? ""}`).join("&");

@@ -27,6 +27,8 @@ export interface BrokerHarnessOptions {
   readonly token?: string;
   /** Config overrides, shaped like the config file. */
   readonly config?: Record<string, unknown>;
+  /** Extra environment (OTEL_*, AO_GH_TRACE_FILE). */
+  readonly env?: Record<string, string>;
 }
 
 export async function startBrokerUnderTest(options: BrokerHarnessOptions): Promise<BrokerUnderTest> {
@@ -34,12 +36,12 @@ export async function startBrokerUnderTest(options: BrokerHarnessOptions): Promi
   const broker = await startBroker({
     logger: silentLogger(),
     probeLocalRedis: false,
-    env: { GITHUB_TOKEN: options.token ?? "ghp_simulated" },
+    env: { GITHUB_TOKEN: options.token ?? "ghp_simulated", ...(options.env ?? {}) },
     overrides: {
       listen: "127.0.0.1:0",
       socket: join(dir, "broker.sock"),
       stateDir: join(dir, "state"),
-      upstream: { url: options.upstreamUrl },
+      upstream: { url: options.upstreamUrl, forwardClientHost: true },
       redis: { url: options.redisUrl, prefix: options.prefix },
       ...(options.config ?? {}),
     },

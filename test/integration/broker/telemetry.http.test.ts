@@ -1,0 +1,122 @@
+/**
+ * What an operator sees: one `gh pr checks 1` of an agent, as a span tree in a real OTLP/HTTP
+ * receiver (invocation → gateway requests → upstream calls), as counters at /metrics, as one row in
+ * AO's trace file, and in `trace report` — with no secret anywhere.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { invocationSuffix } from "../../../broker/index.js";
+import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
+import { findSamples, parsePrometheusText, sumSamples } from "../../../otel/index.js";
+import { type BrokerUnderTest, startBrokerUnderTest } from "../../support/broker-harness.js";
+import { runProcess } from "../../support/cli-process.js";
+import { type OtlpReceiver, startOtlpReceiver } from "../../support/otlp-receiver.js";
+import { startTestRedis, type TestRedis } from "../../support/redis.js";
+
+const PAT = "ghp_telemetryTestSecretValue0123456789ab";
+
+let redis: TestRedis;
+let sim: RunningSimulator;
+let receiver: OtlpReceiver;
+let broker: BrokerUnderTest;
+let dir: string;
+let traceFile: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "aob-otel-"));
+  traceFile = join(dir, "gh-trace.jsonl");
+  redis = await startTestRedis();
+  sim = await startSimulator({ port: 0, token: PAT });
+  receiver = await startOtlpReceiver();
+  broker = await startBrokerUnderTest({
+    redisUrl: redis.url,
+    prefix: redis.prefix(),
+    upstreamUrl: sim.url,
+    token: PAT,
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_TRACES_SAMPLER: "always_on",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+      OTEL_METRIC_EXPORT_INTERVAL: "500",
+      AO_GH_TRACE_FILE: traceFile,
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await broker?.close();
+  await receiver?.close();
+  await sim?.close();
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("telemetry of one gh invocation", () => {
+  it("exports invocation → request → upstream spans, counts it, and writes AO's row, with no secret", async () => {
+    const { token, env } = await broker.openSession("agent-7");
+    const invocationId = randomUUID();
+    const argv = ["pr", "checks", "1"];
+    const derived = `${token}.${invocationSuffix({ id: invocationId, argv, cwd: "/work/tree" })}`;
+    const started = Date.now();
+    const gh = await runProcess("gh", argv, { ...env, GH_TOKEN: derived, GH_CONFIG_DIR: join(dir, "gh") });
+    expect(gh.code).toBe(1);
+    expect(gh.stdout).toMatch(/fail/);
+    const finish = await fetch(`${broker.broker.gatewayUrl}/_aob/invocation/finish`, {
+      method: "POST",
+      headers: { authorization: `token ${derived}` },
+      body: JSON.stringify({ exitCode: gh.code, durationMs: Date.now() - started }),
+    });
+    expect(finish.status).toBe(204);
+
+    const spans = await receiver.waitForSpans((all) => {
+      const root = all.find(
+        (s) => s.attributes["ao.invocation.id"] === invocationId && s.parentSpanId === undefined,
+      );
+      return root !== undefined && all.filter((s) => s.parentSpanId === root.spanId).length >= 2;
+    }, 15_000);
+    const root = spans.find(
+      (s) => s.attributes["ao.invocation.id"] === invocationId && s.parentSpanId === undefined,
+    );
+    expect(root?.attributes["ao.session.id"]).toBe("agent-7");
+    const requests = spans.filter((s) => s.parentSpanId === root?.spanId);
+    expect(requests.map((s) => s.attributes["graphql.operation.name"]).sort()).toEqual([
+      "PullRequestByNumber",
+      "PullRequestStatusChecks",
+    ]);
+    for (const request of requests) {
+      expect(request.traceId).toBe(root?.traceId);
+      expect(request.attributes["ao.session.id"]).toBe("agent-7");
+      expect(request.attributes["ao.cache.result"]).toBe("MISS");
+      expect(request.attributes["ao.cost.charged"]).toBe(1);
+      const upstream = spans.filter(
+        (s) => s.parentSpanId === request.spanId && s.kind === 3 && s.attributes["url.full"] !== undefined,
+      );
+      expect(upstream).toHaveLength(1);
+      expect(upstream[0]?.attributes["http.response.status_code"]).toBe(200);
+    }
+    for (const body of receiver.rawBodies()) {
+      expect(body).not.toContain(PAT);
+      expect(body).not.toContain(token);
+    }
+
+    const scrape = await (await fetch(`${broker.broker.gatewayUrl}/metrics`)).text();
+    expect(scrape).not.toContain(PAT);
+    const families = parsePrometheusText(scrape);
+    expect(sumSamples(families, "ao_broker_requests_total", { session: "agent-7" })).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(findSamples(families, "ao_broker_upstream_requests_total").length).toBeGreaterThan(0);
+
+    const rows = readFileSync(traceFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const row = rows.find((r) => r.sessionId === "agent-7");
+    expect(row).toMatchObject({ operation: "gh.pr.checks", exitCode: 1, ok: false });
+    expect(readFileSync(traceFile, "utf8")).not.toContain(PAT);
+  }, 60_000);
+});
