@@ -46,9 +46,9 @@ export function budgetPort(gate: BudgetGate, logger: Logger): BudgetPort {
         .observe(snapshot)
         .catch((error: unknown) => logger.warn({ err: error }, "budget observation failed"));
     },
-    sessionView(sessionId: string, resource: RateLimitResource): RateLimitSnapshot | undefined {
+    sessionView(sessionId: string, resource: RateLimitResource, weight = 1): RateLimitSnapshot | undefined {
       try {
-        return gate.sessionView(sessionId, resource);
+        return gate.sessionView(sessionId, resource, weight);
       } catch {
         return undefined;
       }

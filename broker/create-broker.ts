@@ -247,7 +247,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       pipeline,
       authenticate: (t) => resolver.resolve(t),
       classify,
-      sessionView: (sessionId, resource) => budget.sessionView(sessionId, resource),
+      sessionView: (sessionId, resource, weight) => budget.sessionView(sessionId, resource, weight),
       logger: logger.child({ component: "gateway" }),
       instrument: (request, run) => observability.traceRequest(request, run),
       observe: (event) => observability.onGatewayEvent(event),

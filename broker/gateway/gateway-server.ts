@@ -49,7 +49,7 @@ export interface GatewayServerOptions {
   readonly pipeline: Handler;
   readonly authenticate: (token: string) => Promise<{ caller: Caller } | undefined>;
   readonly classify: (input: ClassifyInput) => RequestClass;
-  readonly sessionView: (sessionId: string, resource: RateLimitResource) => RateLimitSnapshot | undefined;
+  readonly sessionView: (sessionId: string, resource: RateLimitResource, weight: number) => RateLimitSnapshot | undefined;
   readonly logger: Logger;
   /** Runs the pipeline for one request inside whatever instrumentation the broker wants (spans). */
   readonly instrument?:
@@ -405,7 +405,7 @@ export class GatewayServer {
     } catch (error) {
       failure = error;
       const mapped = errorReply(error, { graphql: isGraphQL });
-      const view = o.sessionView(caller.sessionId, classification.resource);
+      const view = o.sessionView(caller.sessionId, classification.resource, caller.weight);
       reply = {
         status: mapped.status,
         headers: {
@@ -445,7 +445,7 @@ export class GatewayServer {
           ? rewriteUpstreamUrls(value, this.#options.upstreamBase, clientBase)
           : value;
     }
-    const view = this.#options.sessionView(request.caller.sessionId, response.resource);
+    const view = this.#options.sessionView(request.caller.sessionId, response.resource, request.caller.weight);
     if (view) Object.assign(headers, this.#rateHeaders(view));
     else {
       for (const [name, value] of Object.entries(response.headers))

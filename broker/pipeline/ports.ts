@@ -79,7 +79,7 @@ export interface BudgetPort {
   /** Feeds GitHub's own numbers from an answer that was not admitted (free requests). */
   observe(snapshot: RateLimitSnapshot): void;
   /** The session's own view of a bucket, for its x-ratelimit-* headers. */
-  sessionView(sessionId: string, resource: RateLimitResource): RateLimitSnapshot | undefined;
+  sessionView(sessionId: string, resource: RateLimitResource, weight?: number): RateLimitSnapshot | undefined;
 }
 
 /** Thrown by BudgetPort.admit when !wait and the request would have to wait. */

@@ -89,7 +89,7 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
     pipeline,
     authenticate: async (token) => resolver.resolve(token),
     classify: (input) => classifyRequest(input, analyzer, policy),
-    sessionView: (id, resource) => options.budget.sessionView(id, resource),
+    sessionView: (id, resource, weight) => options.budget.sessionView(id, resource, weight),
     logger,
   });
   await gateway.start();
