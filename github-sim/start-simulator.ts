@@ -5,6 +5,7 @@
  * `inject()`, read the accounting with `stats()`, and `close()` when done.
  */
 import { AoError } from "../common/index.js";
+import { rateLimitHeaders } from "../github/index.js";
 import { applyEvent, type EventResult } from "./core/apply-event.js";
 import { parseSimEvent, type SimEvent } from "./core/scenario-schema.js";
 import type { World } from "./core/world.js";
@@ -62,6 +63,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     maxBodyBytes: resolved.maxBodyBytes,
     webHost: new URL(resolved.webUrl).hostname,
     now: state.now,
+    errorHeaders: () => rateLimitHeaders(state.primary.snapshot("core", state.now())),
   }).catch((error: unknown) => {
     throw new AoError(
       SimErrors.AO_ERR_SIM_LISTEN_FAILED,

@@ -22,6 +22,8 @@ export interface SimServerOptions {
   /** Host name of the web side (no `api.`), e.g. github.localhost. */
   readonly webHost: string;
   readonly now: () => number;
+  /** Headers for answers the server gives itself (400, 413): GitHub's rate-limit headers. */
+  readonly errorHeaders: () => Record<string, string>;
 }
 
 export interface SimServer {
@@ -30,9 +32,16 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-function sendJson(res: ServerResponse, status: number, message: string, close = false): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, string>,
+  close = false,
+): void {
   const body = JSON.stringify(restErrorBody(message, { status }));
   res.writeHead(status, {
+    ...extra,
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
     ...(close ? { connection: "close" } : {}),
@@ -84,27 +93,27 @@ export function startSimServer(handler: SimHandler, options: SimServerOptions): 
     try {
       url = new URL(req.url ?? "/", "http://sim.invalid");
     } catch {
-      sendJson(res, 400, "Bad Request");
+      sendJson(res, 400, "Bad Request", options.errorHeaders());
       return;
     }
     const absolute = /^https?:\/\//i.test(req.url ?? "");
     const host = absolute ? url.host : (firstHeader(req.headers.host) ?? "");
     if (host.split(":")[0]?.toLowerCase() === options.webHost) {
       // git smart-HTTP and web pages: not part of the API.
-      sendJson(res, 404, "Not Found");
+      sendJson(res, 404, "Not Found", {});
       req.resume();
       return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > options.maxBodyBytes) {
-      sendJson(res, 413, "Request Entity Too Large", true);
+      sendJson(res, 413, "Request Entity Too Large", options.errorHeaders(), true);
       req.resume();
       return;
     }
     const body = await readBody(req, options.maxBodyBytes).catch(() => "error" as const);
     if (body === "error") return;
     if (body === "too-large") {
-      sendJson(res, 413, "Request Entity Too Large", true);
+      sendJson(res, 413, "Request Entity Too Large", options.errorHeaders(), true);
       return;
     }
     const forwardedHost = firstHeader(req.headers["x-forwarded-host"]);

@@ -216,6 +216,7 @@ describe("the simulator's REST API", () => {
         body: JSON.stringify({ body: "x".repeat(100_000) }),
       });
       expect(big.status).toBe(413);
+      expect(big.headers["x-ratelimit-resource"]).toBe("core");
       expect((await rest(sim, `${R}/pulls/1`)).status).toBe(200);
     });
   });
