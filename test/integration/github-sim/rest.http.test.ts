@@ -113,7 +113,7 @@ describe("the simulator's REST API", () => {
   });
 
   describe("when the core budget is spent", () => {
-    it("answers 403 with GitHub's message and remaining 0, keeps /rate_limit free, and recovers after the window", async () => {
+    it("answers 403 with GitHub's message and remaining 0, keeps /rate_limit and 304s free, and recovers after the window", async () => {
       const t0 = Date.now();
       const small = await startSimulator({
         limits: { core: 2 },
@@ -121,8 +121,13 @@ describe("the simulator's REST API", () => {
         clock: { now: () => t0 },
       });
       try {
-        expect((await rest(small, `${R}/pulls/1`)).status).toBe(200);
+        const first = await rest(small, `${R}/pulls/1`);
+        expect(first.status).toBe(200);
         expect((await rest(small, `${R}/pulls/2`)).status).toBe(200);
+        const revalidated = await rest(small, `${R}/pulls/1`, {
+          headers: { "if-none-match": first.headers.etag as string },
+        });
+        expect(revalidated.status).toBe(304);
         const spent = await rest(small, `${R}/pulls/3`);
         expect(spent.status).toBe(403);
         expect(spent.json).toMatchObject({ message: "API rate limit exceeded for user ID 1." });
