@@ -14,6 +14,7 @@ import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
 import { buildTraceReport, parseDuration, startTelemetry, type Telemetry } from "../otel/index.js";
 import { BatchScheduler, RATE_LIMIT_ALIAS, RepeatTracker } from "./batch/index.js";
+import { fetchBlob } from "./blob-fetch.js";
 import { BudgetGate } from "./budget/index.js";
 import { budgetPort, budgetReport, learnBuckets } from "./budget-port.js";
 import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
@@ -252,6 +253,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       instrument: (request, run) => observability.traceRequest(request, run),
       observe: (event) => observability.onGatewayEvent(event),
       metrics: () => telemetry.renderPrometheus(),
+      blobFetch: (url) => fetchBlob(url, config.upstream.timeoutMs),
       invocationFinished: async (caller, report) => {
         if (!caller.invocationId) return;
         await store.finishInvocation({ invocationId: caller.invocationId, ...report });

@@ -24,7 +24,7 @@ export const configSchema = z.strictObject({
   stateDir: z
     .string()
     .optional()
-    .describe("State directory (embedded Redis, pid file). Default: ~/.ao-broker."),
+    .describe("State directory (the private redis-server lives here). Default: ~/.ao-broker."),
   simulate: z.boolean().default(false).describe("Run an embedded github-sim as upstream; no PAT needed."),
   upstream: z
     .strictObject({
