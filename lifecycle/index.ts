@@ -61,9 +61,6 @@ export {
   type LifecycleService,
   type LifecycleServiceOptions,
   type LifecycleStatus,
-  type SessionSummary,
-  validateWatch,
-  type WatchRequest,
 } from "./lifecycle-service.js";
 export type { CycleReport } from "./poll-cycle.js";
 export type {
@@ -74,6 +71,7 @@ export type {
   RestConditionalRequest,
   RestConditionalResponse,
 } from "./ports.js";
+export { type SessionSummary, validateWatch, type WatchRequest } from "./session-summary.js";
 export {
   createMemoryWatchStore,
   type StoredWatches,

@@ -8,7 +8,7 @@
 import type { Logger } from "../common/index.js";
 import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
-import type { BudgetSnapshot } from "./core/cadence.js";
+import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
 import { type SessionInput, transition } from "./core/session-machine.js";
 import type { LifecyclePorts } from "./ports.js";
@@ -177,4 +177,20 @@ export function spendPerHour(ctx: LifecycleContext): number {
 /** Charged REST requests per hour over the last ten minutes. */
 export function restSpendPerHour(ctx: LifecycleContext): number {
   return perHour(ctx.restSpend, ctx.clock.now());
+}
+
+/** The budget as it stands: the broker's numbers (or our own rateLimit reads) and our spend rates. */
+export async function currentBudget(ctx: LifecycleContext, now: number): Promise<BudgetDecision> {
+  const known = await ctx.ports.budget?.().catch(() => undefined);
+  const fresh = (b: BudgetSnapshot | undefined) =>
+    b && (b.resetAt === null || b.resetAt >= now) ? b : undefined;
+  return budgetDecision({
+    budget: { graphql: fresh(known?.graphql ?? ctx.lastRateLimit), core: fresh(known?.core) },
+    now,
+    spendPerHour: spendPerHour(ctx),
+    restSpendPerHour: restSpendPerHour(ctx),
+    reservePoints: ctx.config.reservePoints,
+    reserveRest: ctx.config.reserveRest,
+    maxStretch: ctx.config.maxStretch,
+  });
 }

@@ -10,17 +10,12 @@
 import { AoError, type Logger, silentLogger } from "../common/index.js";
 import { type Clock, systemClock, type TimerHandle } from "./clock.js";
 import { type LifecycleConfig, resolveLifecycleConfig } from "./config.js";
-import type { PrTarget } from "./core/enrichment-query.js";
-import type { EventSource } from "./core/lifecycle-event.js";
-import { type PREnrichmentData, toEnrichment } from "./core/pr-enrichment.js";
-import { isValidBranch, isValidPrNumber, normalizeRepo, parseRepo, prKey } from "./core/repo-ref.js";
+import { normalizeRepo } from "./core/repo-ref.js";
 import type { AgentReport } from "./core/session-machine.js";
 import { initialSessionState, type SessionState } from "./core/session-state.js";
-import { isTerminalStatus, type SessionStatus } from "./core/session-status.js";
 import type { RefreshTarget } from "./core/webhook-signal.js";
 import { LifecycleErrors } from "./errors.js";
 import {
-  addInvalidation,
   apply,
   emit,
   emptyEffects,
@@ -30,34 +25,11 @@ import {
 } from "./lifecycle-context.js";
 import { type CycleReport, type CycleState, runPollCycle } from "./poll-cycle.js";
 import type { LifecyclePorts } from "./ports.js";
-import { runDetection, runEnrichment } from "./refresh-runner.js";
+import { createRefreshQueue } from "./refresh-queue.js";
+import { applyRefreshTargets } from "./refresh-targets.js";
 import { createSessionIndex } from "./session-index.js";
+import { type SessionSummary, summarize, validateWatch, type WatchRequest } from "./session-summary.js";
 import type { WatchRecord, WatchStore } from "./watch-store.js";
-
-export interface WatchRequest {
-  readonly id: string;
-  /** owner/name */
-  readonly repo: string;
-  readonly branch: string;
-  readonly pr?: number;
-  readonly projectId?: string;
-}
-
-export interface SessionSummary {
-  readonly id: string;
-  readonly repo: string;
-  readonly branch: string;
-  readonly projectId?: string;
-  readonly prNumber: number | null;
-  readonly prKey: string | null;
-  readonly status: SessionStatus;
-  readonly statusSince: number;
-  readonly pr: PREnrichmentData | null;
-  readonly headSha: string | null;
-  /** Local ms of the last snapshot applied; null before the first. */
-  readonly lastObservedAt: number | null;
-  readonly watchedAt: number;
-}
 
 export interface LifecycleStatus {
   readonly running: boolean;
@@ -100,51 +72,6 @@ export interface LifecycleService {
   flush(): Promise<void>;
 }
 
-function summarize(watch: WatchRecord, state: SessionState): SessionSummary {
-  return {
-    id: state.id,
-    repo: state.repo,
-    branch: state.branch,
-    ...(watch.projectId === undefined ? {} : { projectId: watch.projectId }),
-    prNumber: state.prNumber,
-    prKey: state.prNumber === null ? null : prKey(state.repo, state.prNumber),
-    status: state.status,
-    statusSince: state.statusSince,
-    pr: state.pr ? toEnrichment(state.pr) : null,
-    headSha: state.pr?.headSha ?? null,
-    lastObservedAt: state.pr?.observedAt ?? null,
-    watchedAt: watch.watchedAt,
-  };
-}
-
-function invalidWatch(message: string): AoError {
-  return new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_INVALID_WATCH, message, {
-    httpStatus: 400,
-    rpcCode: -32602,
-  });
-}
-
-export function validateWatch(session: WatchRequest): void {
-  if (typeof session?.id !== "string" || session.id.length === 0 || session.id.length > 200) {
-    throw invalidWatch("watch: `id` must be a non-empty string of at most 200 characters");
-  }
-  if (typeof session.repo !== "string" || !parseRepo(session.repo)) {
-    throw invalidWatch(
-      `watch ${session.id}: \`repo\` must be "owner/name", got ${JSON.stringify(session.repo)}`,
-    );
-  }
-  if (typeof session.branch !== "string" || !isValidBranch(session.branch)) {
-    throw invalidWatch(
-      `watch ${session.id}: \`branch\` is not a valid branch name: ${JSON.stringify(session.branch)}`,
-    );
-  }
-  if (session.pr !== undefined && !isValidPrNumber(session.pr)) {
-    throw invalidWatch(
-      `watch ${session.id}: \`pr\` must be a positive integer, got ${JSON.stringify(session.pr)}`,
-    );
-  }
-}
-
 export function createLifecycleService(options: LifecycleServiceOptions): LifecycleService {
   const config = resolveLifecycleConfig(options.config);
   const clock = options.clock ?? systemClock;
@@ -168,17 +95,11 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     },
   };
   const cycleState: CycleState = { carried: [], sources: new Map() };
-  // Queued refreshes remember when (in ctx.nextSeq order) they were queued: a query sent after
-  // that — by a cycle — has done the work, and the flush skips it.
-  const pendingPrs = new Map<string, { target: PrTarget; queuedAt: number }>();
-  const pendingLookups = new Map<string, number>();
   let loaded: Promise<void> | undefined;
   let running = false;
   let closed = false;
   let loopTimer: TimerHandle | undefined;
-  let flushTimer: TimerHandle | undefined;
   let cycleChain: Promise<unknown> = Promise.resolve();
-  let flushChain: Promise<unknown> = Promise.resolve();
   let lastCycle: CycleReport | null = null;
 
   const ensureOpen = () => {
@@ -247,52 +168,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       });
   };
 
-  const runFlush = (): Promise<void> => {
-    const next = flushChain.then(async () => {
-      flushTimer?.cancel();
-      flushTimer = undefined;
-      const lookups = [...pendingLookups]
-        .filter(
-          ([id, queuedAt]) =>
-            ctx.index.sessions.get(id)?.state.prNumber === null && (ctx.lookedUpAt.get(id) ?? 0) < queuedAt,
-        )
-        .map(([id]) => id);
-      pendingLookups.clear();
-      const targets = [...pendingPrs.entries()]
-        .filter(([key, { queuedAt }]) => (ctx.index.prs.get(key)?.lastRefreshSeq ?? 0) < queuedAt)
-        .map(([, { target }]) => target);
-      pendingPrs.clear();
-      if (lookups.length === 0 && targets.length === 0) return;
-      ctx.totals.webhookRefreshes += 1;
-      const detection = lookups.length > 0 ? await runDetection(ctx, lookups, "webhook") : { found: [] };
-      const run = await runEnrichment(ctx, {
-        required: [...targets, ...detection.found],
-        fillers: [],
-        maxBatches: Number.POSITIVE_INFINITY,
-        sourceOf: (key) => cycleState.sources.get(key) ?? "webhook",
-      });
-      for (const target of [...targets, ...detection.found])
-        cycleState.sources.delete(prKey(target.repo, target.number));
-      cycleState.carried.push(...run.retry);
-      await save();
-    });
-    flushChain = next.catch((error: unknown) =>
-      ctx.logger.error({ err: error }, "lifecycle: refresh failed"),
-    );
-    return next;
-  };
-  const scheduleFlush = () => {
-    if (flushTimer || closed) return;
-    flushTimer = clock.setTimeout(() => {
-      flushTimer = undefined;
-      runFlush().catch(() => undefined);
-    }, config.webhookDebounceMs);
-  };
-  const queuePr = (repo: string, number: number, source: EventSource) => {
-    const key = prKey(repo, number);
-    pendingPrs.set(key, { target: { repo, number }, queuedAt: ctx.nextSeq() });
-    cycleState.sources.set(key, source);
-  };
+  const queue = createRefreshQueue({ ctx, cycleState, clock, save });
 
   return {
     async start() {
@@ -308,9 +184,8 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       closed = true;
       running = false;
       loopTimer?.cancel();
-      flushTimer?.cancel();
       await cycleChain;
-      await flushChain;
+      await queue.close();
       await save();
     },
 
@@ -360,9 +235,9 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
         throw new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_UNKNOWN_SESSION, `session ${session.id} vanished`);
       await options.store.putWatch(watch, entry.state);
       ctx.dirty.delete(session.id);
-      if (entry.state.prNumber !== null) queuePr(entry.state.repo, entry.state.prNumber, "watch");
-      else pendingLookups.set(session.id, ctx.nextSeq());
-      scheduleFlush();
+      if (entry.state.prNumber !== null) queue.queuePr(entry.state.repo, entry.state.prNumber, "watch");
+      else queue.queueLookup(session.id);
+      queue.schedule();
       return summarize(entry.watch, entry.state);
     },
 
@@ -370,7 +245,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       ensureOpen();
       await ensureLoaded();
       const removed = ctx.index.remove(id);
-      pendingLookups.delete(id);
+      queue.forget(id);
       ctx.lookedUpAt.delete(id);
       ctx.dirty.delete(id);
       await options.store.deleteWatch(id);
@@ -396,57 +271,9 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       ensureOpen();
       await ensureLoaded();
       const effects = emptyEffects();
-      const matched = new Set<string>();
-      for (const target of targets) {
-        const repoKey = normalizeRepo(target.repo);
-        const repo = ctx.index.repos.get(repoKey);
-        if (!repo) continue;
-        const numbers = new Set(target.prNumbers ?? []);
-        const branches = new Set(target.branches ?? []);
-        const shas = new Set(target.headShas ?? []);
-        for (const id of repo.sessions) {
-          const state = ctx.index.sessions.get(id)?.state;
-          if (!state || isTerminalStatus(state.status)) continue;
-          const hit =
-            (state.prNumber !== null && numbers.has(state.prNumber)) ||
-            branches.has(state.branch) ||
-            (state.pr !== null && shas.has(state.pr.headSha));
-          if (!hit) continue;
-          matched.add(id);
-          for (const observation of target.observations ?? []) {
-            if (observation.kind === "pr-event" && state.prNumber === null && branches.has(state.branch)) {
-              apply(
-                ctx,
-                id,
-                { type: "found", number: observation.number, source: "webhook" },
-                effects,
-                `webhook:${target.reason}`,
-              );
-            }
-            apply(
-              ctx,
-              id,
-              { type: "observe", observation, source: "webhook" },
-              effects,
-              `webhook:${target.reason}`,
-            );
-          }
-          const current = ctx.index.sessions.get(id)?.state;
-          if (!current) continue;
-          if (current.prNumber !== null) {
-            addInvalidation(effects, {
-              repo: current.repo,
-              pr: current.prNumber,
-              reason: `webhook:${target.reason}`,
-            });
-            queuePr(current.repo, current.prNumber, "webhook");
-          } else {
-            pendingLookups.set(id, ctx.nextSeq());
-          }
-        }
-      }
+      const matched = applyRefreshTargets(ctx, queue, targets, effects);
       await emit(ctx, effects);
-      if (matched.size > 0) scheduleFlush();
+      if (matched.size > 0) queue.schedule();
       return { sessions: [...matched] };
     },
 
@@ -473,8 +300,8 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       return cycle();
     },
 
-    async flush() {
-      await runFlush();
+    flush() {
+      return queue.flush();
     },
   };
 }

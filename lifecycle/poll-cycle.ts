@@ -7,20 +7,13 @@
  * The budget stretches every interval when the lifecycle's spend would cross the reserve, and
  * caps the points one cycle may spend; PRs it could not afford lead the next cycle.
  */
-import { type BudgetSnapshot, budgetDecision, restAllowedPerCycle } from "./core/cadence.js";
+import { restAllowedPerCycle } from "./core/cadence.js";
 import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
 import { prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import { runGuards } from "./guard-runner.js";
-import {
-  apply,
-  emit,
-  emptyEffects,
-  type LifecycleContext,
-  restSpendPerHour,
-  spendPerHour,
-} from "./lifecycle-context.js";
+import { apply, currentBudget, emit, emptyEffects, type LifecycleContext } from "./lifecycle-context.js";
 import { runDetection, runEnrichment } from "./refresh-runner.js";
 
 export interface CycleReport {
@@ -69,18 +62,7 @@ export async function runPollCycle(
   const started = wallClock();
   const now = ctx.clock.now();
   const eventsBefore = ctx.totals.events;
-  const known = await ctx.ports.budget?.().catch(() => undefined);
-  const fresh = (b: BudgetSnapshot | undefined) =>
-    b && (b.resetAt === null || b.resetAt >= now) ? b : undefined;
-  const decision = budgetDecision({
-    budget: { graphql: fresh(known?.graphql ?? ctx.lastRateLimit), core: fresh(known?.core) },
-    now,
-    spendPerHour: spendPerHour(ctx),
-    restSpendPerHour: restSpendPerHour(ctx),
-    reservePoints: ctx.config.reservePoints,
-    reserveRest: ctx.config.reserveRest,
-    maxStretch: ctx.config.maxStretch,
-  });
+  const decision = await currentBudget(ctx, now);
 
   const guards = await runGuards(ctx, {
     now,

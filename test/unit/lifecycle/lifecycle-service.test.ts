@@ -247,6 +247,23 @@ describe("lifecycle service", () => {
       expect(gh.counts.graphqlPoints).toBe(2);
     });
 
+    it("holds webhook re-reads the budget cannot pay for until a cycle can", async () => {
+      const { gh, service, watchAll } = setup({ prs: 3 });
+      await watchAll(3);
+      await service.runCycle();
+      gh.resetCounts();
+      gh.budget = { remaining: 100, resetAt: T0 + 3_600_000 };
+      await service.refresh([
+        { repo: "acme/gadgets", prNumbers: [1, 3], reason: "pull_request_review.submitted" },
+      ]);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(0);
+      gh.budget = undefined;
+      const report = await service.runCycle();
+      expect(report.enrichment.queries).toBe(1);
+      expect(report.enrichment.prs).toBeGreaterThanOrEqual(2);
+    });
+
     it("matches no session for an unwatched repository", async () => {
       const { service } = setup();
       expect(await service.refresh([{ repo: "nobody/here", prNumbers: [1], reason: "x" }])).toEqual({
@@ -366,6 +383,7 @@ describe("lifecycle service", () => {
         { id: "s", repo: "a/b", branch: "has space" },
         { id: "s", repo: "a/b", branch: "x", pr: 0 },
         { id: "s", repo: "a/b", branch: "x", pr: 1.5 },
+        { id: "s", repo: "a/b", branch: "x", projectId: 5 as unknown as string },
       ]) {
         const error = await service.watch(bad).catch((e: unknown) => e);
         expect(isAoError(error, LifecycleErrors.AO_ERR_LIFECYCLE_INVALID_WATCH)).toBe(true);

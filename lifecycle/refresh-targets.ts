@@ -1,0 +1,54 @@
+/**
+ * What `refresh(targets)` does with a webhook's targets before any GitHub call: find the affected
+ * sessions (repository plus PR number, head branch or head SHA; terminal sessions are left alone),
+ * apply the partial facts the payload carried (a branch that just got a PR adopts it first), drop
+ * the broker's cached answers for those PRs, and queue their re-read. Sessions without a PR are
+ * queued for a lookup instead.
+ */
+import { normalizeRepo } from "./core/repo-ref.js";
+import { isTerminalStatus } from "./core/session-status.js";
+import type { RefreshTarget } from "./core/webhook-signal.js";
+import { addInvalidation, apply, type Effects, type LifecycleContext } from "./lifecycle-context.js";
+import type { RefreshQueue } from "./refresh-queue.js";
+
+export function applyRefreshTargets(
+  ctx: LifecycleContext,
+  queue: RefreshQueue,
+  targets: readonly RefreshTarget[],
+  effects: Effects,
+): Set<string> {
+  const matched = new Set<string>();
+  for (const target of targets) {
+    const repo = ctx.index.repos.get(normalizeRepo(target.repo));
+    if (!repo) continue;
+    const numbers = new Set(target.prNumbers ?? []);
+    const branches = new Set(target.branches ?? []);
+    const shas = new Set(target.headShas ?? []);
+    const reason = `webhook:${target.reason}`;
+    for (const id of [...repo.sessions]) {
+      const state = ctx.index.sessions.get(id)?.state;
+      if (!state || isTerminalStatus(state.status)) continue;
+      const hit =
+        (state.prNumber !== null && numbers.has(state.prNumber)) ||
+        branches.has(state.branch) ||
+        (state.pr !== null && shas.has(state.pr.headSha));
+      if (!hit) continue;
+      matched.add(id);
+      for (const observation of target.observations ?? []) {
+        if (observation.kind === "pr-event" && state.prNumber === null && branches.has(state.branch)) {
+          apply(ctx, id, { type: "found", number: observation.number, source: "webhook" }, effects, reason);
+        }
+        apply(ctx, id, { type: "observe", observation, source: "webhook" }, effects, reason);
+      }
+      const current = ctx.index.sessions.get(id)?.state;
+      if (!current) continue;
+      if (current.prNumber !== null) {
+        addInvalidation(effects, { repo: current.repo, pr: current.prNumber, reason });
+        queue.queuePr(current.repo, current.prNumber, "webhook");
+      } else {
+        queue.queueLookup(id);
+      }
+    }
+  }
+  return matched;
+}
