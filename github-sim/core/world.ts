@@ -180,6 +180,18 @@ export class World {
     return this.log.filter((c) => c.at > sinceMs);
   }
 
+  /** Changes with a version greater than `version`, oldest first (exact, whatever their stamps). */
+  changesAfterVersion(version: number): WorldChange[] {
+    let lo = 0;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.log[mid] as WorldChange).version <= version) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.log.slice(lo);
+  }
+
   /** Calls `listener` on every future change; returns the unsubscribe function. */
   subscribe(listener: WorldListener): () => void {
     this.listeners.add(listener);

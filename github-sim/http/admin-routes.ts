@@ -7,6 +7,7 @@
  *   POST /_sim/events                apply one event or an array of events now
  *   POST /_sim/advance               {"ms": N}: move the scenario clock forward
  *   GET  /_sim/changes?since=MS      world changes after MS (scenario clock, epoch ms)
+ *   GET  /_sim/changes?afterVersion=V  world changes with a version above V (exact resumption)
  *   POST /_sim/faults                fault injection (not implemented yet: 501)
  *   GET  /_sim/blobs/...             log downloads that GitHub's log endpoints redirect to
  * Bad JSON or a body that fails validation gets a 400 naming the problem; nothing crashes.
@@ -118,6 +119,13 @@ export function handleAdmin(state: SimState, request: SimRequest): SimResponse {
     }
     case "GET /_sim/changes": {
       state.tick();
+      const afterVersion = request.query.get("afterVersion");
+      if (afterVersion !== null) {
+        const v = Number(afterVersion);
+        if (!Number.isInteger(v)) return bad("afterVersion must be an integer");
+        const changes = state.world.changesAfterVersion(v);
+        return jsonResponse(200, { now: state.now(), version: state.world.version, changes });
+      }
       const since = Number(request.query.get("since") ?? "-Infinity");
       if (Number.isNaN(since)) return bad("since must be a number (epoch ms)");
       return jsonResponse(200, {

@@ -131,6 +131,12 @@ describe("the simulator's admin API", () => {
         "workflow_run.completed",
         "pull_request.checks",
       ]);
+      const resumed = await rest<{ changes: { kind: string; version: number }[] }>(
+        sim,
+        "/_sim/changes?afterVersion=3",
+        { token: null },
+      );
+      expect(resumed.json.changes.map((c) => c.version)).toEqual([4, 5, 6]);
       await sim.advance(30_000);
       expect(sim.world.repo("acme/gadgets")?.pulls.get(4)?.reviews).toHaveLength(1);
       await post("/_sim/scenario", original);
