@@ -20,5 +20,5 @@ export function parseFallback(value: string | undefined): FallbackPolicy | undef
 export function brokerDownMessage(policy: FallbackPolicy, reason: string): string {
   return policy === "direct"
     ? `ao-broker shim: ${reason}; gh talks to GitHub directly (unaccounted by the broker) until it is back. This is said at most once an hour; AO_BROKER_FALLBACK=fail makes gh stop instead.`
-    : `ao-broker shim: ${reason}; gh was not run. Start the broker (\`ao-broker start\`), or set AO_BROKER_FALLBACK=direct to let gh talk to GitHub directly while it is down.`;
+    : `ao-broker shim: ${reason}; gh was not run. (AO_BROKER_FALLBACK=direct lets gh talk to GitHub directly while the broker is down.)`;
 }

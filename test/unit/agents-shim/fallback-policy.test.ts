@@ -21,7 +21,6 @@ describe("the broker-down policy", () => {
     const text = brokerDownMessage("fail", "no broker listening on /s");
     expect(text).toContain("no broker listening on /s");
     expect(text).toContain("gh was not run");
-    expect(text).toContain("ao-broker start");
     expect(text).toContain("AO_BROKER_FALLBACK=direct");
   });
   it("says that direct gh is unaccounted and how to stop it", () => {
