@@ -21,7 +21,8 @@ function integer(min: number, max: number) {
 
 function positiveNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number > 0, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a number > 0, got "${value}"`);
   return n;
 }
 
@@ -42,16 +43,46 @@ export function registerSimCommand(program: Command): void {
   program
     .command("sim")
     .description("Run the GitHub simulator (REST + GraphQL on GitHub's schema and rate-limit arithmetic)")
-    .addOption(new Option("--port <port>", "TCP port on 127.0.0.1 (0 = any free port)").argParser(integer(0, 65535)).default(DEFAULT_SIM_PORT))
+    .addOption(
+      new Option("--port <port>", "TCP port on 127.0.0.1 (0 = any free port)")
+        .argParser(integer(0, 65535))
+        .default(DEFAULT_SIM_PORT),
+    )
     .addOption(new Option("--token <token>", "the PAT the simulator accepts").default(DEFAULT_TOKEN))
-    .addOption(new Option("--scenario <file>", "scenario JSON file (docs/simulator.md); default: the built-in world"))
-    .addOption(new Option("--prs <n>", "add N generated open PRs with CI (#101.., branches gen/pr-<n>)").argParser(integer(0, 10_000)).default(0))
-    .addOption(new Option("--latency-ms <ms>", "fixed latency per answer").argParser(integer(0, 600_000)).default(0))
-    .addOption(new Option("--jitter-ms <ms>", "extra random latency in [0, ms)").argParser(integer(0, 600_000)).default(0))
-    .addOption(new Option("--graphql-limit <n>", "GraphQL points per window").argParser(integer(0, 10_000_000)).default(5000))
-    .addOption(new Option("--core-limit <n>", "REST core requests per window").argParser(integer(0, 10_000_000)).default(5000))
-    .addOption(new Option("--search-limit <n>", "search requests per window").argParser(integer(0, 10_000_000)).default(30))
-    .addOption(new Option("--window-s <seconds>", "rate-limit window length").argParser(positiveNumber).default(3600))
+    .addOption(
+      new Option("--scenario <file>", "scenario JSON file (docs/simulator.md); default: the built-in world"),
+    )
+    .addOption(
+      new Option("--prs <n>", "add N generated open PRs with CI (#101.., branches gen/pr-<n>)")
+        .argParser(integer(0, 10_000))
+        .default(0),
+    )
+    .addOption(
+      new Option("--latency-ms <ms>", "fixed latency per answer").argParser(integer(0, 600_000)).default(0),
+    )
+    .addOption(
+      new Option("--jitter-ms <ms>", "extra random latency in [0, ms)")
+        .argParser(integer(0, 600_000))
+        .default(0),
+    )
+    .addOption(
+      new Option("--graphql-limit <n>", "GraphQL points per window")
+        .argParser(integer(0, 10_000_000))
+        .default(5000),
+    )
+    .addOption(
+      new Option("--core-limit <n>", "REST core requests per window")
+        .argParser(integer(0, 10_000_000))
+        .default(5000),
+    )
+    .addOption(
+      new Option("--search-limit <n>", "search requests per window")
+        .argParser(integer(0, 10_000_000))
+        .default(30),
+    )
+    .addOption(
+      new Option("--window-s <seconds>", "rate-limit window length").argParser(positiveNumber).default(3600),
+    )
     .action(async (flags: SimFlags) => {
       const scenario = flags.scenario ? readScenarioFile(flags.scenario) : undefined;
       const sim = await startSimulator({
