@@ -210,26 +210,13 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
         ...(session.projectId === undefined ? {} : { projectId: session.projectId }),
         watchedAt: existing && sameTarget ? existing.watch.watchedAt : now,
       };
-      if (existing && sameTarget && session.pr !== undefined) {
-        ctx.index.add(watch, existing.state);
-        const effects = emptyEffects();
-        apply(
-          ctx,
-          session.id,
-          { type: "found", number: session.pr, source: "watch" },
-          effects,
-          "lifecycle:watch",
-        );
-        await emit(ctx, effects);
-      } else {
-        ctx.index.add(
-          watch,
-          initialSessionState(
-            { id: session.id, repo: session.repo, branch: session.branch, prNumber: session.pr },
-            now,
-          ),
-        );
-      }
+      // A changed target (or an explicitly different PR) starts the session afresh; its event
+      // sequence continues so event ids stay unique.
+      const fresh = initialSessionState(
+        { id: session.id, repo: session.repo, branch: session.branch, prNumber: session.pr },
+        now,
+      );
+      ctx.index.add(watch, existing ? { ...fresh, eventSeq: existing.state.eventSeq } : fresh);
       const entry = ctx.index.sessions.get(session.id);
       if (!entry)
         throw new AoError(LifecycleErrors.AO_ERR_LIFECYCLE_UNKNOWN_SESSION, `session ${session.id} vanished`);

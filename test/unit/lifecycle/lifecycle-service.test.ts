@@ -402,6 +402,20 @@ describe("lifecycle service", () => {
       expect((await store.load()).watches).toEqual([]);
     });
 
+    it("follows an explicit new PR number on a repeated watch, keeping event ids unique", async () => {
+      const { gh, service } = setup();
+      gh.addPr({ repo: "acme/widgets", number: 5, headRef: "feat/a" });
+      gh.addPr({ repo: "acme/widgets", number: 6, headRef: "feat/a2" });
+      await service.watch({ id: "a", repo: "acme/widgets", branch: "feat/a", pr: 5 });
+      await service.runCycle();
+      const summary = await service.watch({ id: "a", repo: "acme/widgets", branch: "feat/a", pr: 6 });
+      expect(summary).toMatchObject({ prNumber: 6, status: "detecting" });
+      await service.runCycle();
+      expect(service.status().sessions[0]).toMatchObject({ prNumber: 6, status: "mergeable" });
+      const ids = gh.events.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
     it("reports agent activity into the state machine", async () => {
       const { gh, service } = setup();
       await service.watch({ id: "s", repo: "a/b", branch: "x" });
