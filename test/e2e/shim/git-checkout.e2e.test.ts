@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 import {
   agentEnv,
+  type Completed,
   checkout,
   directEnv,
   home,
@@ -103,16 +104,22 @@ describe("gh through the shim in a github.com checkout", () => {
     expect(result.stderr).not.toContain("github.localhost");
   });
 
+  let merged: Completed | undefined;
   it("merges through the broker, then pulls from github.com after --delete-branch", async () => {
     const repo = checkout(work.dir, "docs/readme-typo");
-    const result = await run(gh, ["pr", "merge", "2", "--squash", "--delete-branch"], {
+    merged = await run(gh, ["pr", "merge", "2", "--squash", "--delete-branch"], {
       env: envFor("merger"),
       cwd: repo,
     });
     expect(simA.world.repo("acme/widgets")?.pulls.get(2)?.merged).toBe(true);
     expect(connects.length).toBeGreaterThanOrEqual(1);
     expect(connects.every((line) => line === "CONNECT github.com:443 HTTP/1.1")).toBe(true);
-    expect(result.stderr).not.toContain("github.localhost");
+    expect(merged.stderr).toContain("unable to access 'https://github.com/acme/widgets.git/'");
+  });
+
+  it("deletes the merged branch (its name has a slash) on GitHub through the broker", () => {
+    expect(merged?.stderr).not.toContain("failed to delete remote branch");
+    expect(simA.world.repo("acme/widgets")?.branches.has("docs/readme-typo")).toBe(false);
   });
 
   it("uses ssh to github.com for an ssh remote", async () => {
