@@ -5,15 +5,46 @@
  */
 
 import type { BudgetResult } from "../client/index.js";
-import type { Logger } from "../common/index.js";
+import { AoError, type Logger } from "../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../github/index.js";
-import type { BudgetGate } from "./budget/index.js";
+import { BudgetErrors, type BudgetGate } from "./budget/index.js";
+import type { LocalBudget } from "./local-budget.js";
 import { type Admission, type AdmissionRequest, type BudgetPort, BudgetWouldWait } from "./pipeline/ports.js";
+import type { RedisHealth } from "./redis/redis-health.js";
 import type { UpstreamClient } from "./upstream/index.js";
 
-export function budgetPort(gate: BudgetGate, logger: Logger): BudgetPort {
+export interface BudgetPortOptions {
+  readonly gate: BudgetGate;
+  readonly logger: Logger;
+  /** While Redis is unhealthy the gate is not asked; the local conservative budget decides. */
+  readonly health?: RedisHealth | undefined;
+  readonly local?: LocalBudget | undefined;
+}
+
+function isGateUnavailable(error: unknown): boolean {
+  // Budget refusals and bad requests are the gate's answers; anything else means Redis failed us.
+  return !(
+    error instanceof AoError &&
+    error.code.startsWith("AO_ERR_BUDGET_") &&
+    error.code !== BudgetErrors.AO_ERR_BUDGET_SCRIPT_FAILED
+  );
+}
+
+export function budgetPort(options: BudgetPortOptions): BudgetPort {
+  const { gate, logger, health, local } = options;
+  const admitLocally = async (request: AdmissionRequest, fallback: LocalBudget): Promise<Admission> => {
+    const { waitedMs } = await fallback.admit(request.resource, request.cost, request.deadlineAt);
+    return {
+      waitedMs,
+      settle: async (_cost, details) => {
+        if (details?.rateLimit) fallback.observe(details.rateLimit);
+      },
+      release: async () => undefined,
+    };
+  };
   return {
     async admit(request: AdmissionRequest): Promise<Admission> {
+      if (local && health && !health.healthy) return admitLocally(request, local);
       const admitRequest = {
         sessionId: request.sessionId,
         weight: request.weight,
@@ -23,25 +54,44 @@ export function budgetPort(gate: BudgetGate, logger: Logger): BudgetPort {
         deadlineAt: request.deadlineAt,
       };
       let admission: Awaited<ReturnType<BudgetGate["admit"]>>;
-      if (request.wait) {
-        admission = await gate.admit(admitRequest);
-      } else {
-        const decision = await gate.tryAdmit(admitRequest);
-        if (!decision.admitted) throw new BudgetWouldWait(decision.retryAt);
-        admission = decision.admission;
+      try {
+        if (request.wait) {
+          admission = await gate.admit(admitRequest);
+        } else {
+          const decision = await gate.tryAdmit(admitRequest);
+          if (!decision.admitted) throw new BudgetWouldWait(decision.retryAt);
+          admission = decision.admission;
+        }
+      } catch (error) {
+        if (error instanceof BudgetWouldWait || !local || !isGateUnavailable(error)) throw error;
+        logger.warn({ err: error }, "budget gate unavailable; admitting on the local conservative budget");
+        return admitLocally(request, local);
       }
       return {
         waitedMs: admission.waitedMs,
-        settle: (cost, details) =>
-          gate.settle(admission, {
-            cost,
-            ...(details?.charges ? { charges: details.charges } : {}),
-            ...(details?.rateLimit ? { rateLimit: details.rateLimit } : {}),
-          }),
-        release: () => gate.release(admission),
+        settle: async (cost, details) => {
+          if (details?.rateLimit) local?.observe(details.rateLimit);
+          try {
+            await gate.settle(admission, {
+              cost,
+              ...(details?.charges ? { charges: details.charges } : {}),
+              ...(details?.rateLimit ? { rateLimit: details.rateLimit } : {}),
+            });
+          } catch (error) {
+            // The reservation expires by itself; GitHub's headers correct the window on the next answer.
+            logger.warn({ err: error }, "budget settle failed");
+          }
+        },
+        release: async () => {
+          await gate
+            .release(admission)
+            .catch((error: unknown) => logger.warn({ err: error }, "budget release failed"));
+        },
       };
     },
     observe(snapshot: RateLimitSnapshot): void {
+      local?.observe(snapshot);
+      if (health && !health.healthy) return;
       gate
         .observe(snapshot)
         .catch((error: unknown) => logger.warn({ err: error }, "budget observation failed"));
@@ -61,7 +111,12 @@ export function budgetPort(gate: BudgetGate, logger: Logger): BudgetPort {
  * before serving, so the first burst of requests is admitted against GitHub's real numbers instead
  * of a guess. A failure is logged and the broker starts anyway: answers' headers teach it soon.
  */
-export async function learnBuckets(client: UpstreamClient, gate: BudgetGate, logger: Logger): Promise<void> {
+export async function learnBuckets(
+  client: UpstreamClient,
+  gate: BudgetGate,
+  logger: Logger,
+  local?: LocalBudget,
+): Promise<void> {
   try {
     const answer = await client.send({ method: "GET", path: "/rate_limit" });
     if (answer.status !== 200) throw new Error(`GET /rate_limit answered ${answer.status}`);
@@ -76,13 +131,15 @@ export async function learnBuckets(client: UpstreamClient, gate: BudgetGate, log
       )
         continue;
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(resource)) continue;
-      await gate.observe({
+      const snapshot = {
         resource,
         limit: bucket.limit,
         remaining: bucket.remaining,
         reset: bucket.reset,
         used: bucket.used ?? bucket.limit - bucket.remaining,
-      });
+      };
+      local?.observe(snapshot);
+      await gate.observe(snapshot);
     }
   } catch (error) {
     logger.warn({ err: error }, "could not read GET /rate_limit at start; budgets are learnt from answers");

@@ -25,9 +25,11 @@ import {
   parseListen,
   type ResolvedConfig,
 } from "./config/load-config.js";
+import { DegradedUpstream } from "./degraded-upstream.js";
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
+import { LocalBudget } from "./local-budget.js";
 import { BrokerObservability } from "./observability.js";
 import { batchLayer } from "./pipeline/batch-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
@@ -36,6 +38,7 @@ import type { UpstreamPort } from "./pipeline/ports.js";
 import { rateLimitProbe } from "./rate-limit-probe.js";
 import { createRedisClient, describeRedisUrl, type ResolvedRedis, resolveRedis } from "./redis/index.js";
 import { PubSubHub } from "./redis/pubsub-hub.js";
+import { RedisHealth } from "./redis/redis-health.js";
 import { CallerResolver } from "./sessions/caller-resolver.js";
 import { SessionStats } from "./sessions/session-stats.js";
 import { SessionStore } from "./sessions/session-store.js";
@@ -118,13 +121,21 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     if (redisLocation.embedded) closers.push(() => redisLocation.embedded?.stop() ?? Promise.resolve());
     const prefix = config.redis.prefix;
-    const redis = createRedisClient(redisLocation.url, { connectionName: "aob:main" });
+    // The main connection fails fast while Redis is away (no offline queue, one retry), so the
+    // request path falls back at once instead of waiting for a reconnect.
+    const redis = createRedisClient(redisLocation.url, {
+      connectionName: "aob:main",
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    });
     const subscriber = createRedisClient(redisLocation.url, { connectionName: "aob:sub" });
     closers.push(async () => {
       redis.disconnect();
       subscriber.disconnect();
     });
-    await redis.ping();
+    await redis.connect();
+    const health = new RedisHealth(redis, logger.child({ component: "redis" }));
     const pubsub = new PubSubHub(subscriber);
     closers.push(() => pubsub.close());
 
@@ -148,6 +159,22 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await resolver.start();
     closers.push(() => resolver.close());
+    // An epoch key tells a Redis that came back empty (restarted without persistence) from one that
+    // kept its data; after a loss, the sessions and tokens this broker saw recently are put back.
+    const epochKey = `${prefix}:epoch`;
+    await redis.set(epochKey, String(Date.now()), "NX");
+    health.onChange((healthy) => {
+      if (!healthy) return;
+      void (async () => {
+        if (await redis.exists(epochKey)) return;
+        await redis.set(epochKey, String(Date.now()), "NX");
+        const restored = await resolver.restoreInto(store);
+        logger.warn(
+          { restored },
+          "Redis came back without its data: restored recently seen sessions and tokens",
+        );
+      })().catch((error: unknown) => logger.warn({ err: error }, "could not check Redis for data loss"));
+    });
     const cache = new ResponseCache({
       redis,
       prefix,
@@ -166,7 +193,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await gate.start();
     closers.push(() => gate.close());
-    const budget = budgetPort(gate, logger);
+    const localBudget = new LocalBudget();
+    const budget = budgetPort({ gate, logger, health, local: localBudget });
 
     const client = new UpstreamClient({
       baseUrl: upstreamUrl,
@@ -185,18 +213,27 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await queue.start();
     closers.push(() => queue.close());
-    await learnBuckets(client, gate, logger);
+    await learnBuckets(client, gate, logger, localBudget);
+    const degraded = new DegradedUpstream({ client });
     const upstream: UpstreamPort = {
       send: (request) =>
         observability.traceUpstream(request, async () => {
-          const result = await queue.submit(request);
-          return {
-            status: result.status,
-            headers: result.headers,
-            body: result.body,
-            queueWaitMs: result.queueWaitMs,
-            graphqlCost: result.graphqlCost,
-          };
+          if (!health.healthy) return degraded.send(request);
+          try {
+            const result = await queue.submit(request);
+            return {
+              status: result.status,
+              headers: result.headers,
+              body: result.body,
+              queueWaitMs: result.queueWaitMs,
+              graphqlCost: result.graphqlCost,
+            };
+          } catch (error) {
+            // The queue lives in Redis. If Redis went away under this read, send it directly; a
+            // write's fate is the queue's to report (it never silently runs twice).
+            if (health.healthy || request.mutation || !request.idempotent) throw error;
+            return degraded.send(request);
+          }
         }),
     };
 
@@ -322,6 +359,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
           sessions: (await store.list()).length,
           inFlight: gateway.inFlight,
           tracing: telemetry.tracingEnabled,
+          degraded: !health.healthy,
+          redisOutages: health.outages,
         }),
         statsReport: async () => ({
           cache: await cache.stats(),

@@ -14,6 +14,8 @@ export const BrokerErrors = {
   AO_ERR_ALREADY_RUNNING: "AO_ERR_ALREADY_RUNNING",
   /** A lifecycle method was called on a broker that runs no lifecycle service. */
   AO_ERR_LIFECYCLE_DISABLED: "AO_ERR_LIFECYCLE_DISABLED",
+  /** Sessions cannot be verified because Redis is unreachable and the token was not seen recently. */
+  AO_ERR_STATE_UNAVAILABLE: "AO_ERR_STATE_UNAVAILABLE",
   /** The broker is shutting down and accepts no new work. */
   AO_ERR_SHUTTING_DOWN: "AO_ERR_SHUTTING_DOWN",
 } as const;

@@ -49,7 +49,11 @@ export interface GatewayServerOptions {
   readonly pipeline: Handler;
   readonly authenticate: (token: string) => Promise<{ caller: Caller } | undefined>;
   readonly classify: (input: ClassifyInput) => RequestClass;
-  readonly sessionView: (sessionId: string, resource: RateLimitResource, weight: number) => RateLimitSnapshot | undefined;
+  readonly sessionView: (
+    sessionId: string,
+    resource: RateLimitResource,
+    weight: number,
+  ) => RateLimitSnapshot | undefined;
   readonly logger: Logger;
   /** Runs the pipeline for one request inside whatever instrumentation the broker wants (spans). */
   readonly instrument?:
@@ -327,7 +331,13 @@ export class GatewayServer {
       this.#send(res, githubError(401, "Requires authentication"));
       return;
     }
-    const identity = await o.authenticate(token);
+    let identity: { caller: Caller } | undefined;
+    try {
+      identity = await o.authenticate(token);
+    } catch (error) {
+      this.#send(res, errorReply(error, { graphql: false }));
+      return;
+    }
     if (!identity) {
       this.#send(res, githubError(401, "Bad credentials"));
       return;
@@ -445,7 +455,11 @@ export class GatewayServer {
           ? rewriteUpstreamUrls(value, this.#options.upstreamBase, clientBase)
           : value;
     }
-    const view = this.#options.sessionView(request.caller.sessionId, response.resource, request.caller.weight);
+    const view = this.#options.sessionView(
+      request.caller.sessionId,
+      response.resource,
+      request.caller.weight,
+    );
     if (view) Object.assign(headers, this.#rateHeaders(view));
     else {
       for (const [name, value] of Object.entries(response.headers))

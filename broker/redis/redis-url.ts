@@ -71,7 +71,11 @@ export function createRedisClient(location: string, options: RedisClientOptions 
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 6), 2_000),
   };
   // ioredis' option types do not compile under exactOptionalPropertyTypes; the shape above is checked.
-  return new Redis(settings as never);
+  const client = new Redis(settings as never);
+  // Connection errors also fail the commands that were waiting, which is where they are handled;
+  // without a listener ioredis would print each failed reconnect as an "unhandled error event".
+  client.on("error", () => undefined);
+  return client;
 }
 
 /** A location safe to print: the password is masked. */

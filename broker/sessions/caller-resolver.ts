@@ -7,11 +7,13 @@
  * hashes from its cache the moment any broker revokes them. Expiry is checked on every use against the token's own expiresAt.
  */
 
+import { AoError } from "../../common/index.js";
 import { ghOperation } from "../../otel/index.js";
+import { BrokerErrors } from "../errors.js";
 import type { Caller } from "../pipeline/types.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { summarizeArgv } from "./core/identifiers.js";
-import { hashToken, type SessionStore } from "./session-store.js";
+import { hashToken, type SessionRecord, type SessionStore, type TokenRecord } from "./session-store.js";
 
 export interface CallerResolverOptions {
   readonly store: SessionStore;
@@ -23,6 +25,8 @@ export interface CallerResolverOptions {
   readonly maxCached?: number;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /** How long a recent resolution stands in while Redis is unreachable. @defaultValue 900000 */
+  readonly staleGraceMs?: number;
   /** Called once per new invocation first seen through a derived token. */
   readonly onInvocation?: (invocation: {
     caller: Caller;
@@ -75,6 +79,8 @@ export function parseInvocationSuffix(suffix: string): InvocationSuffix | undefi
 interface CacheEntry {
   readonly value: ResolvedCaller | undefined;
   readonly until: number;
+  /** What Redis held for this token, to put back if Redis loses its data. */
+  readonly source?: { readonly token: TokenRecord; readonly session: SessionRecord } | undefined;
 }
 
 export class CallerResolver {
@@ -128,12 +134,15 @@ export class CallerResolver {
     const invocation = parseInvocationSuffix(token.slice(dot + 1));
     if (!invocation) return undefined;
     if (!this.#seenInvocations.has(invocation.id)) {
-      const recorded = await this.#options.store.recordInvocation({
-        id: invocation.id,
-        sessionId: resolved.caller.sessionId,
-        argv: invocation.argv,
-        cwd: invocation.cwd,
-      });
+      // Attribution is best effort while Redis is unreachable: the request still proceeds.
+      const recorded = await this.#options.store
+        .recordInvocation({
+          id: invocation.id,
+          sessionId: resolved.caller.sessionId,
+          argv: invocation.argv,
+          cwd: invocation.cwd,
+        })
+        .catch(() => ({ ok: true, created: false }));
       if (!recorded.ok) return undefined;
       if (recorded.created) {
         this.#options.onInvocation?.({
@@ -163,16 +172,58 @@ export class CallerResolver {
     if (cached && cached.until > now) {
       return cached.value && cached.value.expiresAt > now ? cached.value : undefined;
     }
-    const value = await this.#lookup(token);
+    let found: Awaited<ReturnType<CallerResolver["lookupRecords"]>>;
+    try {
+      found = await this.lookupRecords(token);
+    } catch (error) {
+      // Redis is unreachable: a token resolved recently keeps working (stale-if-error, up to the
+      // grace period); one never seen cannot be verified, and the caller is told so (503).
+      if (cached && now - cached.until < (this.#options.staleGraceMs ?? 15 * 60_000)) {
+        return cached.value && cached.value.expiresAt > now ? cached.value : undefined;
+      }
+      throw new AoError(
+        BrokerErrors.AO_ERR_STATE_UNAVAILABLE,
+        "ao-broker cannot verify tokens right now (its Redis is unreachable); retry shortly",
+        {
+          httpStatus: 503,
+          data: { retryAfterSeconds: 5 },
+          cause: error,
+        },
+      );
+    }
     if (this.#cache.size >= (this.#options.maxCached ?? 10_000)) {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);
     }
-    this.#cache.set(hash, { value, until: now + (this.#options.cacheTtlMs ?? 2000) });
+    const value = found?.resolved;
+    this.#cache.set(hash, {
+      value,
+      until: now + (this.#options.cacheTtlMs ?? 2000),
+      source: found ? { token: found.token, session: found.session } : undefined,
+    });
     return value;
   }
 
-  async #lookup(token: string): Promise<ResolvedCaller | undefined> {
+  /**
+   * After Redis lost its data (a restart without persistence), writes back every session and token
+   * this broker resolved recently, so agents keep working. Revocations issued while the data was
+   * lost cannot be known; a revoked-then-restored token lives at most until its own expiry.
+   */
+  async restoreInto(store: SessionStore): Promise<number> {
+    let restored = 0;
+    const now = this.#now();
+    for (const [hash, entry] of this.#cache) {
+      if (!entry.source || entry.source.token.expiresAt <= now) continue;
+      await store.restore(hash, entry.source.token, entry.source.session);
+      restored += 1;
+    }
+    return restored;
+  }
+
+  /** Reads a token and its session from Redis (throws when Redis is unreachable). */
+  async lookupRecords(
+    token: string,
+  ): Promise<{ resolved: ResolvedCaller; token: TokenRecord; session: SessionRecord } | undefined> {
     const record = await this.#options.store.resolveToken(token);
     if (!record) return undefined;
     const session = await this.#options.store.get(record.sessionId);
@@ -180,7 +231,7 @@ export class CallerResolver {
     const invocation = record.invocationId
       ? await this.#options.store.getInvocation(record.invocationId)
       : undefined;
-    return {
+    const resolved: ResolvedCaller = {
       kind: record.kind,
       expiresAt: record.expiresAt,
       caller: {
@@ -194,5 +245,6 @@ export class CallerResolver {
         weight: session.weight,
       },
     };
+    return { resolved, token: record, session };
   }
 }

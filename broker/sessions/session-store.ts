@@ -314,6 +314,36 @@ export class SessionStore {
     return raw.sessionId ? parseInvocation(raw) : undefined;
   }
 
+  /** Puts a session and one of its tokens back (after Redis lost its data); keeps what exists. */
+  async restore(tokenHash: string, token: TokenRecord, session: SessionRecord): Promise<void> {
+    const fields: Record<string, string> = {
+      id: session.id,
+      repo: session.repo,
+      weight: String(session.weight),
+      readOnly: session.readOnly ? "1" : "0",
+      createdAt: String(session.createdAt),
+    };
+    if (session.projectId) fields.projectId = session.projectId;
+    if (session.issueId) fields.issueId = session.issueId;
+    if (session.worktree) fields.worktree = session.worktree;
+    const tokenFields: Record<string, string> = {
+      kind: token.kind,
+      sessionId: token.sessionId,
+      readOnly: token.readOnly ? "1" : "0",
+      expiresAt: String(token.expiresAt),
+    };
+    if (token.invocationId) tokenFields.invocationId = token.invocationId;
+    const sessionKey = `${this.#p}:session:${session.id}`;
+    const multi = this.#redis.multi();
+    if (!(await this.#redis.exists(sessionKey)))
+      multi.hset(sessionKey, fields).sadd(`${this.#p}:sessions`, session.id);
+    multi
+      .hset(`${this.#p}:token:${tokenHash}`, tokenFields)
+      .pexpireat(`${this.#p}:token:${tokenHash}`, token.expiresAt)
+      .sadd(`${this.#p}:session:${session.id}:tokens`, tokenHash);
+    await multi.exec();
+  }
+
   /** Looks a presented token up. Undefined for unknown, expired or revoked tokens. */
   async resolveToken(token: string): Promise<TokenRecord | undefined> {
     const raw = await this.#redis.hgetall(`${this.#p}:token:${hashToken(token)}`);
