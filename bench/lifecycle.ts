@@ -3,7 +3,8 @@
  * (bench/lifecycle-ao-loop.ts), side by side on the same simulator workload, at 50, 200, 500 and
  * 1,000 sessions. Reported per arm: the first (cold) cycle, quiet cycles and active cycles (wall
  * time with the simulator's latency), GraphQL points and charged REST requests per hour, and for
- * the lifecycle how late CI results were raised after CI finished.
+ * the lifecycle how many CI completions (of a PR's current head, in the active window) were
+ * raised as ci-passed / ci-failed and how late after CI finished.
  *
  * Time: both arms run on the simulator's scenario clock. A cycle takes the wall time it takes;
  * the clock is then moved on to the arm's next start (lifecycle: every 10 s; AO: every 30 s, or
@@ -125,16 +126,25 @@ async function runArm(arm: ArmResult["arm"], size: number, opts: Options): Promi
     random: () => rng.next(),
   });
   const completions = new Map<string, number>();
-  const raised: number[] = [];
+  /** Head SHA → scenario ms of the first ci-passed / ci-failed raised for it. */
+  const raisedAt = new Map<string, number>();
+  // CI completions of a PR's current head (a run superseded by a later push raises nothing, as
+  // it should), by head SHA, in scenario time.
   const unsubscribe = sim.world.subscribe((change) => {
     if (change.kind !== "workflow_run.completed" || change.id === undefined) return;
-    const run = sim.world.repo(REPO)?.runs.get(change.id);
-    if (run) completions.set(run.headSha, change.at);
+    const repo = sim.world.repo(REPO);
+    const run = repo?.runs.get(change.id);
+    if (!run) return;
+    const pr = [...(repo?.pulls.values() ?? [])].find((p) => p.headRef === run.headBranch);
+    if (pr?.headSha === run.headSha) completions.set(run.headSha, change.at);
   });
   const onEvent = (event: LifecycleEvent) => {
-    if ((event.type === "ci-failed" || event.type === "ci-passed") && event.headSha) {
-      const done = completions.get(event.headSha);
-      if (done !== undefined) raised.push((event.at - done) / 1000);
+    if (
+      (event.type === "ci-failed" || event.type === "ci-passed") &&
+      event.headSha &&
+      !raisedAt.has(event.headSha)
+    ) {
+      raisedAt.set(event.headSha, event.at);
     }
   };
   const ports = createDirectPorts({ baseUrl: sim.url, token: sim.token, publish: onEvent });
@@ -200,12 +210,23 @@ async function runArm(arm: ArmResult["arm"], size: number, opts: Options): Promi
   if (opts.warmupMin > 0) await phase(opts.warmupMin, false);
   const quiet = await phase(opts.quietMin, false);
   completions.clear();
-  raised.length = 0;
+  raisedAt.clear();
   const active = await phase(opts.activeMin, true);
+  // Completions in the window's last moments are raised by the cycles right after it: run them
+  // (their cost is not counted), then stop counting completions.
+  const lastCounted = sim.now();
+  while (sim.now() < lastCounted + 2 * period) await step();
+  for (const [sha, at] of completions) if (at > lastCounted) completions.delete(sha);
   unsubscribe();
   await close();
   await sim.close();
-  const late = [...raised].sort((a, b) => a - b);
+  const late = [...completions]
+    .map(([sha, done]) => {
+      const at = raisedAt.get(sha);
+      return at === undefined ? undefined : (at - done) / 1000;
+    })
+    .filter((s): s is number => s !== undefined)
+    .sort((a, b) => a - b);
   return {
     arm,
     sessions: size,
@@ -221,7 +242,7 @@ async function runArm(arm: ArmResult["arm"], size: number, opts: Options): Promi
     ...(arm === "lifecycle"
       ? {
           ciResults: {
-            raised: raised.length,
+            raised: late.length,
             completed: completions.size,
             lateP50S: percentile(late, 50),
             lateP95S: percentile(late, 95),
