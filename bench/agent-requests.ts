@@ -1,0 +1,54 @@
+/**
+ * Sends one replayed request through an arm and records it: latency, outcome, the cache label the
+ * broker (x-ao-broker-cache) or the proxy (x-cache-mode) put on it, and the facts it stated for the
+ * staleness judge. Shared by every arm so that what is measured cannot differ between them.
+ */
+import { classifyAnswer } from "./core/answer-kind.js";
+import { extractFacts } from "./core/facts.js";
+import { type HttpTransport, parseJson } from "./http-transport.js";
+import type { PreparedRequest, ReplayAnswer } from "./replay/replay-types.js";
+import type { StepRecorder } from "./step-recorder.js";
+
+export interface AgentRequestPath {
+  readonly transport: HttpTransport;
+  /** Where agents' requests go (simulator, proxy or broker gateway), no trailing slash. */
+  readonly baseUrl: string;
+  readonly recorder: StepRecorder;
+  /** The simulator's clock (epoch ms), for staleness. */
+  readonly now: () => number;
+}
+
+export async function sendAgentRequest(
+  path: AgentRequestPath,
+  request: PreparedRequest,
+  authorization: string,
+): Promise<ReplayAnswer> {
+  const headers: Record<string, string> = { ...request.headers, authorization: `token ${authorization}` };
+  if (headers["accept"] === "") delete headers["accept"];
+  const answer = await path.transport.send({
+    url: `${path.baseUrl}${request.path}`,
+    method: request.method,
+    headers,
+    body: request.body,
+  });
+  const json = parseJson(answer.body, answer.headers);
+  const kind = classifyAnswer(answer.status, json, request.graphql !== undefined);
+  const facts = kind.ok ? extractFacts(request.operation, request.subject, json) : [];
+  await path.recorder.recordRequest({
+    operation: request.operation,
+    latencyRealMs: answer.latencyMs,
+    ok: kind.ok,
+    rateLimit: kind.rateLimit,
+    cacheLabel: answer.headers["x-ao-broker-cache"] ?? answer.headers["x-cache-mode"],
+    facts,
+    receivedAt: path.now(),
+    graphql: request.graphql,
+  });
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    json,
+    rateLimited: kind.rateLimit !== null,
+    ok: kind.ok,
+  };
+}

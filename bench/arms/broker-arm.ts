@@ -1,0 +1,147 @@
+/**
+ * The `broker` arm: everything ao-broker does. A broker per step (fresh Redis prefix, socket and
+ * state directory; the arm's private Redis) with its time constants scaled like the rest of the
+ * step; each agent session is opened over IPC and runs every gh command the way the shim does —
+ * a per-invocation token carrying the command line, requests to the gateway, then
+ * `invocation.finish`. The orchestrator side is the broker's lifecycle service (`lifecycle.watch`);
+ * a broker without one gets AO's loop THROUGH its gateway instead, and the report says so.
+ */
+import { join } from "node:path";
+import { configSchema, startBroker } from "../../broker/index.js";
+import { type BrokerClient, connectBroker } from "../../client/index.js";
+import { isAoError, silentLogger } from "../../common/index.js";
+import { type AgentRequestPath, sendAgentRequest } from "../agent-requests.js";
+import { scaleTimeConstants } from "../core/scale-config.js";
+import type { ArmEnv } from "./arm-env.js";
+import type { ArmInstance, Orchestrator, SessionChannel, SessionSpec } from "./arm-types.js";
+import { aoOrchestrator } from "./token-arm.js";
+
+export interface BrokerArmInfo {
+  /** Broker settings scaled for this step ("cache.restFreshMs 10000→333", ...). */
+  readonly scaled: readonly string[];
+  readonly orchestrator: "broker-lifecycle" | "ao-loop-through-gateway";
+}
+
+export interface StartedBrokerArm {
+  readonly arm: ArmInstance;
+  readonly info: () => BrokerArmInfo;
+}
+
+async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise<Orchestrator | undefined> {
+  if (!client.methods.includes("lifecycle.watch")) return undefined;
+  const watch = async (session: SessionSpec, pr?: number) => {
+    await client.watch({
+      sessionId: session.id,
+      repo: env.repo,
+      branch: session.branch,
+      ...(pr ? { pr } : {}),
+    });
+  };
+  return {
+    watch,
+    prCreated: watch,
+    unwatch: async (session) => {
+      await client.unwatch(session.id).catch(() => undefined);
+    },
+    close: async () => undefined,
+  };
+}
+
+export async function startBrokerArm(env: ArmEnv): Promise<StartedBrokerArm> {
+  const { overrides, scaled } = scaleTimeConstants(
+    configSchema.parse({}) as Record<string, unknown>,
+    env.clock.scale,
+  );
+  const broker = await startBroker({
+    overrides: {
+      ...overrides,
+      listen: "127.0.0.1:0",
+      socket: join(env.stateDir, "broker.sock"),
+      stateDir: env.stateDir,
+      upstream: { url: env.upstreamUrl },
+      redis: { url: env.redisUrl, prefix: `b${env.stepId}` },
+      logLevel: "silent",
+    },
+    env: { GITHUB_TOKEN: env.token },
+    probeLocalRedis: false,
+    logger: silentLogger(),
+  });
+  const client = await connectBroker({
+    socketPath: broker.socketPath,
+    clientName: "ao-broker-bench",
+    timeoutMs: 120_000,
+  });
+  const path: AgentRequestPath = {
+    transport: env.transport,
+    baseUrl: broker.gatewayUrl,
+    recorder: env.recorder,
+    now: () => env.sim.now(),
+  };
+
+  let orchestrator = await lifecycleOrchestrator(env, client);
+  let mode: BrokerArmInfo["orchestrator"] = "broker-lifecycle";
+  if (orchestrator) {
+    // Probe once: a broker may list the method but run no lifecycle service.
+    try {
+      await client.watch({ sessionId: "bench-probe", repo: env.repo, branch: "bench-probe" });
+      await client.unwatch("bench-probe");
+    } catch (error) {
+      if (!isAoError(error)) throw error;
+      orchestrator = undefined;
+    }
+  }
+  if (!orchestrator) {
+    const opened = await client.openSession({ id: "ao-orchestrator", repo: env.repo });
+    orchestrator = aoOrchestrator(env, broker.gatewayUrl, opened.token);
+    mode = "ao-loop-through-gateway";
+  }
+
+  const openSession = async (session: SessionSpec): Promise<SessionChannel> => {
+    await client.openSession({ id: session.id, repo: env.repo, issueId: String(session.issue) });
+    return {
+      run: async (argv, bindings, command) => {
+        const issued = await client.issueToken({ sessionId: session.id, argv: ["gh", ...argv] });
+        const started = performance.now();
+        let exitCode = 1;
+        try {
+          const outcome = await command({
+            bindings,
+            send: (request) => sendAgentRequest(path, request, issued.token),
+            sleep: (ms) => env.clock.sleep(ms, env.signal),
+            ghCache: env.ghCache,
+          });
+          exitCode = outcome.ok ? 0 : 1;
+          return outcome;
+        } finally {
+          await client
+            .finishInvocation({
+              invocationId: issued.invocationId,
+              exitCode,
+              durationMs: performance.now() - started,
+            })
+            .catch(() => undefined);
+        }
+      },
+      close: async () => {
+        await client.closeSession(session.id).catch(() => undefined);
+      },
+    };
+  };
+
+  const finalOrchestrator = orchestrator;
+  return {
+    arm: {
+      name: "broker",
+      openSession,
+      orchestrator: finalOrchestrator,
+      markWindowStart: () => undefined,
+      resourceUse: () => null,
+      close: async () => {
+        await finalOrchestrator.close();
+        await client.close();
+        await broker.close();
+      },
+    },
+    info: () => ({ scaled, orchestrator: mode }),
+  };
+}

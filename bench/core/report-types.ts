@@ -1,0 +1,129 @@
+/**
+ * The scorecard's shape: one StepResult per (arm, session count), and the report around them.
+ * `--json FILE` writes a BenchReport; DESIGN.md and issue 8 name the fields that must exist
+ * (runs[].arm ... withinBudget, sessionsToBudget, calibration); the rest explains them.
+ * All durations are SIMULATED time (see time-scale.ts) unless the name says `real`.
+ */
+
+export const ARMS = ["direct", "proxy", "broker"] as const;
+export type ArmName = (typeof ARMS)[number];
+
+export interface Percentiles3 {
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly p99: number | null;
+}
+
+export interface CacheMix {
+  /** Agent answers that carried x-ao-broker-cache (broker) or the proxy's own label. */
+  readonly labelled: number;
+  readonly counts: Readonly<Record<string, number>>;
+  /** HIT + STALE + REVALIDATED over labelled: answered without spending budget. */
+  readonly hitRatio: number | null;
+  readonly coalescedRatio: number | null;
+  readonly batchedRatio: number | null;
+}
+
+export interface ResourceUse {
+  readonly cpuSeconds: number;
+  /** CPU seconds per wall second × 100 (200 % = both cores of this machine). */
+  readonly cpuPercent: number;
+  readonly rssMb: number;
+}
+
+export interface StepResult {
+  readonly arm: ArmName;
+  readonly profile: string;
+  readonly sessions: number;
+  /** Measured window, simulated seconds. */
+  readonly windowSeconds: number;
+  readonly warmupSeconds: number;
+  /** Time compression of this step (simulated seconds per wall second). */
+  readonly timeScale: number;
+  readonly realSeconds: number;
+  /** What the arm asked GitHub for, per simulated hour: charged + refused-for-rate-limit. */
+  readonly graphqlPointsPerHour: number;
+  readonly restCorePerHour: number;
+  /** The simulator's own accounting over the window (charged only). */
+  readonly graphqlPointsCharged: number;
+  readonly restCoreCharged: number;
+  /** Estimated cost of requests GitHub refused for the primary limit (not charged). */
+  readonly graphqlPointsRefused: number;
+  readonly restCoreRefused: number;
+  /** Requests that reached the simulator in the window (every kind, including 304s). */
+  readonly upstreamRequests: number;
+  readonly upstreamNotModified: number;
+  readonly upstreamSecondaryLimited: number;
+  /** Requests the agents sent (their gh commands' requests). */
+  readonly agentRequests: number;
+  readonly agentCommands: number;
+  readonly agentRateLimitErrors: number;
+  readonly agentOtherErrors: number;
+  /** Agent request latency minus the simulator's configured latency, simulated ms, ≥ 0. */
+  readonly addedWaitMs: Percentiles3;
+  readonly stalenessMs: { readonly p50: number | null; readonly p99: number | null };
+  readonly answersJudged: number;
+  readonly answersStale: number;
+  readonly answersUnknown: number;
+  /** Orchestrator: period between poll-cycle starts (AO loop) or the broker lifecycle's cycles. */
+  readonly pollCycleSeconds: { readonly p50: number | null; readonly p95: number | null };
+  readonly cache: CacheMix;
+  /** The broker's own process (child-process brokers only); null for other arms. */
+  readonly broker: ResourceUse | null;
+  /** The bench process (agents, simulator, in-process proxy or broker). */
+  readonly benchProcess: ResourceUse & { readonly eventLoopLagP95Ms: number | null };
+  readonly withinBudget: boolean;
+  readonly reasons: readonly string[];
+  /** Upstream requests by operation (GraphQL operation name or REST route). */
+  readonly upstreamByOperation: Readonly<Record<string, number>>;
+  /** Agent commands by name. */
+  readonly commandsByName: Readonly<Record<string, number>>;
+  /** Sessions that stopped on an unexpected error (a bench bug or an arm failure); > 0 fails the step. */
+  readonly sessionFailures: number;
+}
+
+export interface Calibration {
+  /** The seed's measurement: 5 real agents, 4,944 points in 31 minutes. */
+  readonly target: number;
+  readonly tolerance: number;
+  readonly directPointsPerHourAt5Active: number | null;
+  readonly withinTolerance: boolean | null;
+}
+
+export interface RealGhCommandCheck {
+  readonly command: string;
+  readonly path: "direct" | "broker";
+  readonly realGraphqlPoints: number;
+  readonly realRestCore: number;
+  readonly replayGraphqlPoints: number;
+  readonly replayRestCore: number;
+  readonly realOperations: readonly string[];
+  readonly replayOperations: readonly string[];
+}
+
+export interface RealGhReport {
+  readonly ghVersion: string;
+  readonly commands: readonly RealGhCommandCheck[];
+  readonly realCost: number;
+  readonly replayCost: number;
+  /** |replay − real| / real over all commands (GraphQL points + REST requests). */
+  readonly deviation: number;
+  readonly withinGoal: boolean;
+}
+
+export interface BenchReport {
+  readonly tool: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: Readonly<Record<string, string | number>>;
+  readonly command: string;
+  readonly options: Readonly<Record<string, unknown>>;
+  /** How time was compressed and projected, in words (also printed). */
+  readonly method: readonly string[];
+  readonly runs: readonly StepResult[];
+  readonly sessionsToBudget: Readonly<Partial<Record<ArmName, number>>>;
+  /** Per arm: "exact" (a failing count bounds it) or "at-least" (the largest count tried passed). */
+  readonly sessionsToBudgetBound: Readonly<Partial<Record<ArmName, "exact" | "at-least" | "none">>>;
+  readonly calibration: Calibration;
+  readonly realGh: RealGhReport | null;
+}

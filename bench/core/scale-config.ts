@@ -1,0 +1,43 @@
+/**
+ * Scales a component's time constants for a compressed step (time-scale.ts): every numeric setting
+ * whose key (or enclosing key) ends in `Ms` is divided by the scale — cache freshness, batching
+ * latency budgets, poll intervals, budget-wait deadlines — except timeouts, which guard against a
+ * dead peer rather than shape behaviour. Values stay integers ≥ 1 (a 5 ms window at ×30 becomes
+ * 1 ms, never 0: rounding up can only make batching wait longer, never shorter). Pure.
+ */
+
+export interface ScaledConfig {
+  /** Overrides shaped like the config (only the scaled keys). */
+  readonly overrides: Record<string, unknown>;
+  /** Dotted paths of what was scaled, with before → after, for the report. */
+  readonly scaled: readonly string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+export function scaleTimeConstants(defaults: Readonly<Record<string, unknown>>, scale: number): ScaledConfig {
+  const scaled: string[] = [];
+  const walk = (
+    node: Readonly<Record<string, unknown>>,
+    path: string,
+    inMs: boolean,
+  ): Record<string, unknown> | undefined => {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      const full = path ? `${path}.${key}` : key;
+      if (/timeout/i.test(key)) continue;
+      const msKey = inMs || /Ms$/.test(key);
+      if (isObject(value)) {
+        const inner = walk(value, full, msKey);
+        if (inner) out[key] = inner;
+      } else if (msKey && typeof value === "number" && value > 0) {
+        const next = Math.max(1, Math.round(value / scale));
+        out[key] = next;
+        scaled.push(`${full} ${value}→${next}`);
+      }
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  };
+  return { overrides: walk(defaults, "", false) ?? {}, scaled };
+}

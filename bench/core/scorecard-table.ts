@@ -1,0 +1,111 @@
+/**
+ * The human scorecard: a table like the seed's scaling table (one row per arm and session count)
+ * followed by sessions-to-budget per arm and the calibration figure. Plain text, aligned. Pure.
+ */
+import type { BenchReport, StepResult } from "./report-types.js";
+
+const int = (n: number): string => Math.round(n).toLocaleString("en-US");
+const pct = (n: number, of: number): string => `${Math.round((n / of) * 100)}%`;
+
+function ms(n: number | null): string {
+  if (n === null) return "-";
+  if (n < 1000) return `${Math.round(n)}ms`;
+  return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}s`;
+}
+
+function seconds(n: number | null): string {
+  return n === null ? "-" : `${n < 10 ? n.toFixed(1) : Math.round(n)}s`;
+}
+
+function ratio(n: number | null): string {
+  return n === null ? "-" : `${Math.round(n * 100)}%`;
+}
+
+export function alignTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+export const TABLE_HEADERS = [
+  "arm",
+  "sessions",
+  "GraphQL pts/h",
+  "REST req/h",
+  "upstream",
+  "RL errors",
+  "added wait p50/p95/p99",
+  "stale p50/p99",
+  "poll cycle p50/p95",
+  "hit/coal/batch",
+  "scale",
+  "within",
+] as const;
+
+export function stepRow(run: StepResult, budget = 5000): string[] {
+  return [
+    run.arm,
+    String(run.sessions),
+    `${int(run.graphqlPointsPerHour)} (${pct(run.graphqlPointsPerHour, budget)})`,
+    `${int(run.restCorePerHour)} (${pct(run.restCorePerHour, budget)})`,
+    int(run.upstreamRequests),
+    int(run.agentRateLimitErrors),
+    `${ms(run.addedWaitMs.p50)}/${ms(run.addedWaitMs.p95)}/${ms(run.addedWaitMs.p99)}`,
+    `${ms(run.stalenessMs.p50)}/${ms(run.stalenessMs.p99)}`,
+    `${seconds(run.pollCycleSeconds.p50)}/${seconds(run.pollCycleSeconds.p95)}`,
+    run.cache.labelled === 0
+      ? "-"
+      : `${ratio(run.cache.hitRatio)}/${ratio(run.cache.coalescedRatio)}/${ratio(run.cache.batchedRatio)}`,
+    `×${run.timeScale}`,
+    run.withinBudget ? "yes" : "no",
+  ];
+}
+
+export function renderScorecardTable(report: BenchReport): string {
+  const runs = [...report.runs].sort((a, b) => a.arm.localeCompare(b.arm) || a.sessions - b.sessions);
+  const lines = [
+    alignTable(
+      TABLE_HEADERS,
+      runs.map((r) => stepRow(r)),
+    ),
+  ];
+  const why = runs.filter((r) => !r.withinBudget);
+  if (why.length > 0) {
+    lines.push("", "Over budget because:");
+    for (const r of why) lines.push(`  ${r.arm} @ ${r.sessions}: ${r.reasons.join("; ")}`);
+  }
+  lines.push(
+    "",
+    "Sessions to budget (largest count within both budgets, 0 RL errors, wait p95 ≤ 1 s, stale p99 ≤ 30 s):",
+  );
+  for (const [arm, n] of Object.entries(report.sessionsToBudget)) {
+    const bound = report.sessionsToBudgetBound[arm as keyof typeof report.sessionsToBudgetBound];
+    lines.push(`  ${arm.padEnd(7)} ${bound === "at-least" ? "≥ " : ""}${n}`);
+  }
+  const c = report.calibration;
+  if (c.directPointsPerHourAt5Active !== null) {
+    const dev = (c.directPointsPerHourAt5Active - c.target) / c.target;
+    lines.push(
+      "",
+      `Calibration: direct arm at 5 active sessions spends ${int(c.directPointsPerHourAt5Active)} GraphQL pts/h ` +
+        `(seed: ${int(c.target)}; ${dev >= 0 ? "+" : ""}${Math.round(dev * 100)}%, tolerance ±${Math.round(c.tolerance * 100)}%: ` +
+        `${c.withinTolerance ? "ok" : "OUT OF TOLERANCE"})`,
+    );
+  }
+  if (report.realGh) {
+    const g = report.realGh;
+    lines.push(
+      "",
+      `Replay vs real gh ${g.ghVersion}: ${int(g.replayCost)} vs ${int(g.realCost)} (points + REST requests) over ` +
+        `${g.commands.length} commands: ${(g.deviation * 100).toFixed(1)}% apart (goal ≤ 5%: ${g.withinGoal ? "ok" : "MISSED"})`,
+    );
+  }
+  return lines.join("\n");
+}
