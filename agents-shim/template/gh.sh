@@ -10,7 +10,7 @@
 #
 # Hot path: shell builtins and one awk (the invocation suffix). Node (the helper) runs only on a
 # session's first use or after the broker restarted, for `gh auth status`, and for the budget-wait
-# notice of commands that run longer than a few seconds. docs/decisions/0003-shim-form.md has the
+# notice of commands that run longer than a few seconds. docs/decisions/0004-shim-form.md has the
 # measurements behind this form. Written by `ao-broker shim install`: run it again to update.
 
 _aob_node='@AOB_NODE@'
@@ -324,26 +324,29 @@ _aob_inv=${_aob_out%% *}
 _aob_token=$_aob_tok.${_aob_out#* }
 case $_aob_tok in aob_i_*) _aob_token=$_aob_tok ;; esac
 
-# ---- gh's environment
-export AOB_ORIG_SET=
-for _aob_k in HTTP_PROXY NO_PROXY no_proxy; do
-  if eval "[ -n \"\${$_aob_k+x}\" ]"; then
-    eval "export AOB_ORIG_$_aob_k=\"\$$_aob_k\""
-    AOB_ORIG_SET="$AOB_ORIG_SET $_aob_k"
-  fi
-done
+# ---- gh's environment. A gh run from inside gh (an alias, an extension, git's credential helper)
+# meets this shim again with the outer shim's environment: what the agent had is saved only once.
+if [ "$_aob_depth" = 0 ]; then
+  export AOB_ORIG_SET=
+  for _aob_k in HTTP_PROXY NO_PROXY no_proxy; do
+    if eval "[ -n \"\${$_aob_k+x}\" ]"; then
+      eval "export AOB_ORIG_$_aob_k=\"\$$_aob_k\""
+      AOB_ORIG_SET="$AOB_ORIG_SET $_aob_k"
+    fi
+  done
+  # gh finds its repository in `git remote -v`: show github.com remotes as github.localhost to gh.
+  _aob_c=${GIT_CONFIG_COUNT:-0}
+  case $_aob_c in '' | *[!0-9]*) _aob_c=0 ;; esac
+  export AOB_GIT_CONFIG_COUNT=$_aob_c
+  for _aob_v in https://github.com/ git@github.com: ssh://git@github.com/; do
+    export "GIT_CONFIG_KEY_$_aob_c=url.https://github.localhost/.insteadOf" "GIT_CONFIG_VALUE_$_aob_c=$_aob_v"
+    _aob_c=$((_aob_c + 1))
+  done
+  export GIT_CONFIG_COUNT=$_aob_c
+fi
 unset GITHUB_TOKEN GH_ENTERPRISE_TOKEN GITHUB_ENTERPRISE_TOKEN
 export GH_HOST=github.localhost GH_TOKEN="$_aob_token" HTTP_PROXY="$_aob_gw" NO_PROXY= no_proxy=
 export AOB_SHIM_DEPTH=$((_aob_depth + 1))
-# gh finds its repository in `git remote -v`: show github.com remotes as github.localhost to gh.
-_aob_c=${GIT_CONFIG_COUNT:-0}
-case $_aob_c in '' | *[!0-9]*) _aob_c=0 ;; esac
-export AOB_GIT_CONFIG_COUNT=$_aob_c
-for _aob_v in https://github.com/ git@github.com: ssh://git@github.com/; do
-  export "GIT_CONFIG_KEY_$_aob_c=url.https://github.localhost/.insteadOf" "GIT_CONFIG_VALUE_$_aob_c=$_aob_v"
-  _aob_c=$((_aob_c + 1))
-done
-export GIT_CONFIG_COUNT=$_aob_c
 # Commands that may run git over the network (push, fetch, clone, pull) get the git helper first on
 # PATH: it sends git's own traffic to github.com, as the agent's git config says.
 case $_aob_cmd/${2-} in

@@ -206,6 +206,62 @@ describe("the shim script", () => {
     });
   });
 
+  describe("when AO hands the agent a broker token itself", () => {
+    it.each([
+      {
+        name: "AO_BROKER_TOKEN and AO_BROKER_GATEWAY",
+        extra: { AO_BROKER_TOKEN: SESSION_TOKEN, AO_BROKER_GATEWAY: "http://127.0.0.1:9" },
+      },
+      {
+        name: "session.open's environment (GH_TOKEN=aob_s_…, HTTP_PROXY)",
+        extra: { GH_TOKEN: SESSION_TOKEN, HTTP_PROXY: "http://127.0.0.1:9" },
+      },
+      {
+        name: "a token already derived by an outer shim",
+        extra: {
+          GH_TOKEN: `${SESSION_TOKEN}.eyJpIjoib3V0ZXJvdXRlciIsImEiOltdfQ`,
+          HTTP_PROXY: "http://127.0.0.1:9",
+        },
+      },
+    ])("uses it without registering: $name", async ({ extra }) => {
+      const result = await run(gh, ["pr", "list"], {
+        env: env({ AO_SESSION_ID: "", AO_BROKER_SOCKET: join(work.dir, "no-broker.sock"), ...extra }),
+      });
+      expect(result.code).toBe(0);
+      const dump = dumpOf(result);
+      expect(dump.env.HTTP_PROXY).toBe("http://127.0.0.1:9");
+      const [base, suffix] = dump.env.GH_TOKEN?.split(".") ?? [];
+      expect(base).toBe(SESSION_TOKEN);
+      expect(parseInvocationSuffix(suffix ?? "")?.argv).toEqual(["pr", "list"]);
+    });
+
+    it("hands gh's own login commands (git's credential helper) the agent's environment, not the broker's", async () => {
+      const outer = dumpOf(
+        await run(gh, ["pr", "checkout", "1"], { env: env({ HTTP_PROXY: "http://corp:3128" }) }),
+      );
+      const inner = dumpOf(await run(gh, ["auth", "git-credential", "get"], { env: { ...outer.env } }));
+      expect(inner.argv).toEqual(["auth", "git-credential", "get"]);
+      expect(inner.env.GH_TOKEN).toBeUndefined();
+      expect(inner.env.GH_HOST).toBeUndefined();
+      expect(inner.env.HTTP_PROXY).toBe("http://corp:3128");
+      expect(inner.env.GIT_CONFIG_COUNT).toBeUndefined();
+    });
+
+    it("keeps the agent's original settings when gh runs gh (an alias or extension)", async () => {
+      const outer = dumpOf(
+        await run(gh, ["pr", "checkout", "1"], { env: env({ HTTP_PROXY: "http://corp:3128" }) }),
+      );
+      const inner = dumpOf(await run(gh, ["repo", "sync"], { env: { ...outer.env } }));
+      expect(inner.env).toMatchObject({
+        GIT_CONFIG_COUNT: "3",
+        AOB_GIT_CONFIG_COUNT: "0",
+        AOB_ORIG_HTTP_PROXY: "http://corp:3128",
+        AOB_SHIM_DEPTH: "2",
+      });
+      expect(parseInvocationSuffix(inner.env.GH_TOKEN?.split(".")[1] ?? "")?.argv).toEqual(["repo", "sync"]);
+    });
+  });
+
   describe("when arguments name a repository or a link on github.com", () => {
     it.each([
       {
