@@ -12,6 +12,15 @@ import { z } from "zod";
 import { createLogger, type Logger } from "../common/index.js";
 import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
+import {
+  createLifecycleService,
+  createRedisDeliveryDedupe,
+  createRedisWatchStore,
+  createWebhookHandler,
+  type LifecycleConfig,
+  type LifecycleService,
+  resolveLifecycleConfig,
+} from "../lifecycle/index.js";
 import { buildTraceReport, parseDuration, startTelemetry, type Telemetry } from "../otel/index.js";
 import { BatchScheduler, RATE_LIMIT_ALIAS, RepeatTracker } from "./batch/index.js";
 import { fetchBlob } from "./blob-fetch.js";
@@ -29,6 +38,7 @@ import { DegradedUpstream } from "./degraded-upstream.js";
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
+import { createLifecyclePorts } from "./lifecycle-ports.js";
 import { LocalBudget } from "./local-budget.js";
 import { BrokerObservability } from "./observability.js";
 import { batchLayer } from "./pipeline/batch-layer.js";
@@ -271,6 +281,51 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       shared: { redis, pubsub, prefix },
     });
 
+    // The lifecycle poller publishes through the IPC server, which is built below.
+    let publishIpc: (topic: string, event: unknown) => void = () => undefined;
+    let lifecycle: LifecycleService | undefined;
+    const watchStore = config.lifecycle.enabled
+      ? createRedisWatchStore({
+          location: redisLocation.url,
+          keyPrefix: prefix,
+          logger: logger.child({ component: "lifecycle" }),
+        })
+      : undefined;
+    if (watchStore) {
+      // Validates the overrides now, so a bad key fails start-up with its name.
+      resolveLifecycleConfig(config.lifecycle.settings as Partial<LifecycleConfig>);
+      closers.push(() => watchStore.close());
+      lifecycle = createLifecycleService({
+        ports: createLifecyclePorts({
+          pipeline,
+          classify,
+          cache,
+          gate,
+          redis,
+          prefix,
+          publishIpc: (topic, event) => publishIpc(topic, event),
+          run: async (request, send) => {
+            const response = await observability.traceRequest(request, send);
+            observability.recordAnswer(request.caller, request, response, response.status);
+            return response;
+          },
+        }),
+        store: watchStore,
+        config: config.lifecycle.settings as Partial<LifecycleConfig>,
+        logger: logger.child({ component: "lifecycle" }),
+      });
+    }
+    const webhookSecret = resolved.webhookSecret?.reveal();
+    const webhooks =
+      lifecycle && webhookSecret
+        ? createWebhookHandler({
+            secret: webhookSecret,
+            lifecycle,
+            dedupe: createRedisDeliveryDedupe({ client: redis, keyPrefix: prefix }),
+            logger: logger.child({ component: "webhooks" }),
+          })
+        : undefined;
+
     const listen = parseListen(config.listen);
     const gateway = new GatewayServer({
       host: listen.host,
@@ -290,6 +345,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       instrument: (request, run) => observability.traceRequest(request, run),
       observe: (event) => observability.onGatewayEvent(event),
       metrics: () => telemetry.renderPrometheus(),
+      webhook: webhooks ? (input) => webhooks.handleWebhook(input) : undefined,
       blobFetch: (url) => fetchBlob(url, config.upstream.timeoutMs),
       invocationFinished: async (caller, report) => {
         if (!caller.invocationId) return;
@@ -371,11 +427,32 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         observe: (caller, request, response) =>
           observability.recordAnswer(caller, request, response, response.status),
         onInvocationStarted: (invocation) => observability.invocationStarted(invocation),
+        lifecycle: lifecycle
+          ? {
+              watch: async (input) => {
+                await lifecycle?.watch({
+                  id: input.sessionId,
+                  repo: input.repo,
+                  branch: input.branch,
+                  ...(input.pr ? { pr: input.pr } : {}),
+                });
+              },
+              unwatch: async (sessionId) => (await lifecycle?.unwatch(sessionId)) ?? false,
+              status: async () =>
+                (lifecycle?.status().sessions ?? []) as unknown as Readonly<Record<string, unknown>>[],
+            }
+          : undefined,
         onInvocationFinished: (invocation) => observability.invocationFinished(invocation.id, invocation),
       }),
     });
     await ipc.start();
     closers.push(() => ipc.close());
+    publishIpc = (topic, event) => ipc.publish(topic, event);
+    if (lifecycle) {
+      const service = lifecycle;
+      await service.start();
+      closers.push(() => service.close());
+    }
 
     observability.start({
       budget: async () =>

@@ -181,6 +181,20 @@ export const configSchema = z.strictObject({
         .describe("Largest computed point cost of a merged query."),
     })
     .prefault({}),
+  lifecycle: z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe("Run the lifecycle poller (PR state for watched sessions, events, webhooks)."),
+      settings: z
+        .record(z.string(), z.union([z.number(), z.boolean()]))
+        .default({})
+        .describe(
+          'Overrides of the lifecycle\'s settings (docs/lifecycle.md), e.g. {"cycleIntervalMs": 10000, "enrichmentBatchSize": 25}.',
+        ),
+    })
+    .prefault({}),
   queue: z
     .strictObject({
       concurrency: z

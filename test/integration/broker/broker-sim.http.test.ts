@@ -34,8 +34,8 @@ describe("broker in front of the simulator", () => {
       upstreamUrl: sim.url,
       config: {
         cache: {
-          restFreshMs: 300,
-          graphqlFreshMs: { checks: 300, pullRequest: 300, issue: 300, other: 300 },
+          restFreshMs: 1500,
+          graphqlFreshMs: { checks: 1500, pullRequest: 1500, issue: 1500, other: 1500 },
         },
       },
     });
@@ -155,7 +155,7 @@ describe("broker in front of the simulator", () => {
       const second = await read();
       expect(sim.stats().requests.total).toBe(afterFirst.requests.total);
       expect(second.headers["x-ao-broker-cache"]).toBe("HIT");
-      await new Promise((r) => setTimeout(r, 350));
+      await new Promise((r) => setTimeout(r, 1600));
       const third = await read();
       const afterThird = sim.stats();
       expect(third.headers["x-ao-broker-cache"]).toBe("REVALIDATED");

@@ -1,0 +1,122 @@
+/**
+ * The broker's side of lifecycle/'s ports: the poller's GraphQL and conditional REST reads go
+ * through the same pipeline as everyone's (coalesced, batched, budgeted, queued) at lifecycle
+ * priority — the reserve DESIGN.md keeps for it — as the broker's own "ao-lifecycle" session. Its
+ * GraphQL never comes from the cache (it is what tells the cache that PR data changed); its REST
+ * guards do (a fresh 304 costs nothing). Observed changes invalidate the cached answers of that PR;
+ * events go to IPC subscribers (topic `lifecycle.<type>`) and to Redis pub/sub (`<prefix>:events`).
+ */
+import type { Redis } from "ioredis";
+import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../lifecycle/index.js";
+import { buildApiRequest } from "./api-request.js";
+import type { BudgetGate } from "./budget/index.js";
+import { listTag, numberTag, repoTag } from "./cache/core/resource-tags.js";
+import type { ResponseCache } from "./cache/response-cache.js";
+import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
+import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js";
+
+export const LIFECYCLE_SESSION_ID = "ao-lifecycle";
+
+export interface LifecyclePortsOptions {
+  readonly pipeline: Handler;
+  readonly classify: (input: ClassifyInput) => RequestClass;
+  readonly cache: ResponseCache;
+  readonly gate: BudgetGate;
+  readonly redis: Redis;
+  readonly prefix: string;
+  /** Publishes to IPC subscribers. */
+  readonly publishIpc: (topic: string, event: unknown) => void;
+  /** Runs a request inside the broker's instrumentation and accounting. */
+  readonly run?: (request: GhRequest, send: () => Promise<GhResponse>) => Promise<GhResponse>;
+  /** @defaultValue 60000 */
+  readonly deadlineMs?: number;
+}
+
+const CALLER: Caller = {
+  sessionId: LIFECYCLE_SESSION_ID,
+  readOnly: true,
+  weight: 1,
+  command: "ao lifecycle",
+  operation: "ao.lifecycle",
+};
+
+function parse(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+export function createLifecyclePorts(options: LifecyclePortsOptions): LifecyclePorts {
+  const deadlineMs = options.deadlineMs ?? 60_000;
+  const send = (request: GhRequest) =>
+    options.run ? options.run(request, () => options.pipeline(request)) : options.pipeline(request);
+  return {
+    async graphql(request, { priority }) {
+      const built = buildApiRequest(
+        {
+          method: "POST",
+          path: "/graphql",
+          graphql: { query: request.query, variables: request.variables ?? {} },
+          caller: CALLER,
+          priority,
+          deadlineMs,
+        },
+        options.classify,
+      );
+      // Never from the cache: coalescing and batching still apply, storing does not.
+      const uncached: GhRequest = { ...built, classification: { ...built.classification, cacheable: false } };
+      const response = await send(uncached);
+      const body = parse(response.body) as { data?: unknown; errors?: unknown[] } | undefined;
+      return {
+        status: response.status,
+        ...(body?.data !== undefined ? { data: body.data } : {}),
+        ...(body?.errors !== undefined ? { errors: body.errors } : {}),
+        cost: response.cost,
+      };
+    },
+    async restConditional(request) {
+      const built = buildApiRequest(
+        {
+          method: "GET",
+          path: request.path,
+          headers: request.etag ? { "if-none-match": request.etag } : {},
+          caller: CALLER,
+          priority: "lifecycle",
+          deadlineMs,
+        },
+        options.classify,
+      );
+      const response = await send(built);
+      return {
+        status: response.status,
+        ...(response.headers.etag ? { etag: response.headers.etag } : {}),
+        ...(response.status === 304 ? {} : { body: parse(response.body) }),
+        cost: response.cost,
+      };
+    },
+    async invalidate(target) {
+      const [owner, name] = target.repo.split("/");
+      if (!owner || !name) return;
+      const tags =
+        target.pr === undefined
+          ? [repoTag(owner, name), listTag(owner, name)]
+          : [numberTag(owner, name, target.pr), listTag(owner, name)];
+      await options.cache.invalidate(tags);
+    },
+    async publish(event: LifecycleEvent) {
+      options.publishIpc(`lifecycle.${event.type}`, event);
+      await options.redis.publish(`${options.prefix}:events`, JSON.stringify(event)).catch(() => 0);
+    },
+    async budget(): Promise<LifecycleBudget | undefined> {
+      const views = await options.gate.globalView();
+      const snapshot = (resource: string) => {
+        const view = views.find((v) => v.resource === resource);
+        return view ? { remaining: view.remaining, resetAt: view.reset * 1000 } : undefined;
+      };
+      return { graphql: snapshot("graphql"), core: snapshot("core") };
+    },
+  };
+}
