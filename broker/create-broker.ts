@@ -439,7 +439,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               },
               unwatch: async (sessionId) => (await lifecycle?.unwatch(sessionId)) ?? false,
               status: async () =>
-                (lifecycle?.status().sessions ?? []) as unknown as Readonly<Record<string, unknown>>[],
+                (lifecycle ? lifecycle.status() : { sessions: [] }) as unknown as {
+                  sessions: unknown[];
+                } & Record<string, unknown>,
             }
           : undefined,
         onInvocationFinished: (invocation) => observability.invocationFinished(invocation.id, invocation),

@@ -18,7 +18,8 @@ import type { SessionRecord, SessionStore } from "./sessions/session-store.js";
 export interface LifecycleFacade {
   watch(input: { sessionId: string; repo: string; branch: string; pr?: number | undefined }): Promise<void>;
   unwatch(sessionId: string): Promise<boolean>;
-  status(): Promise<readonly Readonly<Record<string, unknown>>[]>;
+  /** The lifecycle's whole status (sessions, last cycle, totals); `sessions` is the protocol's part. */
+  status(): Promise<{ readonly sessions: readonly unknown[] } & Readonly<Record<string, unknown>>>;
 }
 
 export interface IpcHandlerDeps {
@@ -261,7 +262,8 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
     "lifecycle.unwatch": async (params) => ({
       unwatched: (await deps.lifecycle?.unwatch(params.sessionId)) ?? false,
     }),
-    "lifecycle.status": async () => ({ sessions: (await deps.lifecycle?.status()) ?? [] }),
+    "lifecycle.status": async () =>
+      deps.lifecycle ? ((await deps.lifecycle.status()) as never) : { sessions: [] },
     "broker.status": async () => {
       const status = await deps.brokerStatus();
       return status as never;

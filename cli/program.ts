@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
+import { registerLifecycleCommand } from "./commands/lifecycle.js";
 import { registerShimCommand } from "./commands/shim.js";
 import { registerSimCommand } from "./commands/sim.js";
 import { registerStartCommand } from "./commands/start.js";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerBrokerAdminCommands(program);
   registerTraceCommand(program);
+  registerLifecycleCommand(program);
   registerSimCommand(program);
   registerShimCommand(program);
   return program;
