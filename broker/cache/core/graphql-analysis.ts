@@ -164,6 +164,8 @@ export interface AnalyzeInput {
   readonly operationName?: string | undefined;
   /** A document parsed earlier from the same text (parse cache). */
   readonly document?: DocumentNode | undefined;
+  /** print(document), when the caller has it memoised. */
+  readonly printed?: string | undefined;
 }
 
 export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisFailure {
@@ -230,7 +232,7 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     rootFields: operation.selectionSet.selections.flatMap((s) =>
       s.kind === Kind.FIELD ? [s.name.value] : [],
     ),
-    canonicalKey: `${print(document)}\u0000${stableStringify(variables)}\u0000${operation.name?.value ?? ""}`,
+    canonicalKey: `${input.printed ?? print(document)}\u0000${stableStringify(variables)}\u0000${operation.name?.value ?? ""}`,
   };
 }
 
