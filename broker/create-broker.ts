@@ -111,6 +111,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         serviceVersion: BROKER_VERSION,
         secrets,
         logger: logger.child({ component: "otel" }),
+        // A span per Redis command triples the spans of a cache hit and costs more than the hit
+        // itself; opt in when debugging Redis (AO_BROKER_TRACE_REDIS=1).
+        traceRedis: env.AO_BROKER_TRACE_REDIS === "1",
       });
     if (!options.telemetry) closers.push(() => telemetry.close());
 
