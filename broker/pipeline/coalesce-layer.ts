@@ -13,6 +13,10 @@
  * lock vanishes without an answer (the other broker crashed) or its own deadline nears.
  * Invariants: a leader's error is its followers' error; nothing is cached from an error (the cache
  * layer above decides); writes are never coalesced.
+ * A lock whose release failed (Redis went away as the flight ended) would make every later request
+ * for the key wait out the lock's TTL for an answer nobody will publish. So lock values name this
+ * broker: a lock of ours with no flight of ours behind it is stale and taken over at once, and
+ * releases that failed are retried until they succeed or the lock has expired anyway.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -33,6 +37,8 @@ export interface CoalesceLayerOptions {
   };
   /** @defaultValue 60000 */
   readonly lockTtlMs?: number;
+  /** How often a lock release that failed (Redis away) is tried again. @defaultValue 500 */
+  readonly releaseRetryMs?: number;
 }
 
 interface Flight {
@@ -65,9 +71,52 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
   const flights = new Map<string, Flight>();
   const remoteWaiters = new Map<string, Set<(answer: PublishedAnswer | undefined) => void>>();
   const lockTtl = options.lockTtlMs ?? 60_000;
+  const releaseRetryMs = options.releaseRetryMs ?? 500;
   const shared = options.shared;
   const channel = shared ? `${shared.prefix}:coalesced` : "";
   let subscribed: Promise<unknown> | undefined;
+  // Lock values are `<this layer's id>:<flight id>`, so a stale lock of ours can be recognised.
+  const owner = randomUUID();
+  const orphans = new Map<string, { readonly token: string; readonly until: number }>();
+  let orphanTimer: NodeJS.Timeout | undefined;
+
+  /** Deletes `lockKey` (and its waiter counter) if it still holds `token`. */
+  const releaseIfOurs = async (lockKey: string, token: string): Promise<void> => {
+    if (!shared) return;
+    if ((await shared.redis.get(lockKey)) === token) await shared.redis.del(lockKey, `${lockKey}:w`);
+  };
+
+  const retryOrphans = () => {
+    orphanTimer = undefined;
+    const now = Date.now();
+    void Promise.all(
+      [...orphans].map(async ([lockKey, orphan]) => {
+        if (orphan.until <= now) {
+          orphans.delete(lockKey);
+          return;
+        }
+        try {
+          await releaseIfOurs(lockKey, orphan.token);
+          orphans.delete(lockKey);
+        } catch {
+          // Redis still away: try again on the next tick.
+        }
+      }),
+    ).finally(() => {
+      if (orphans.size > 0 && !orphanTimer) {
+        orphanTimer = setTimeout(retryOrphans, releaseRetryMs);
+        orphanTimer.unref();
+      }
+    });
+  };
+
+  const orphan = (lockKey: string, token: string) => {
+    orphans.set(lockKey, { token, until: Date.now() + lockTtl });
+    if (!orphanTimer) {
+      orphanTimer = setTimeout(retryOrphans, releaseRetryMs);
+      orphanTimer.unref();
+    }
+  };
 
   const ensureSubscribed = () => {
     if (!shared) return Promise.resolve();
@@ -143,8 +192,8 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
 
   // Publish before releasing the lock: a follower that sees the lock gone must be able to assume
   // the answer, if there was one for it, has already been sent.
-  const publish = async (hashed: string, answer: PublishedAnswer) => {
-    if (!shared) return;
+  const publish = async (hashed: string, answer: PublishedAnswer, token: string | undefined) => {
+    if (!shared || token === undefined) return;
     const lockKey = `${shared.prefix}:inflight:${hashed}`;
     try {
       const waiters = await shared.redis.get(`${lockKey}:w`);
@@ -152,10 +201,16 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       await shared.redis.del(lockKey, `${lockKey}:w`);
     } catch (error) {
       options.logger.debug({ err: error }, "coalescing publish failed; remote followers will go upstream");
+      orphan(lockKey, token);
     }
   };
 
-  const lead = async (request: GhRequest, key: string, next: Handler): Promise<GhResponse> => {
+  const lead = async (
+    request: GhRequest,
+    key: string,
+    next: Handler,
+    token?: string,
+  ): Promise<GhResponse> => {
     const sharing: CostSharing = { participants: [{ sessionId: request.caller.sessionId, basis: 1 }] };
     const hashed = ResponseCache.hashKey(key);
     const promise = (async () => {
@@ -163,7 +218,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       try {
         answer = await next({ ...request, sharing });
       } catch (error) {
-        await publish(hashed, { key: hashed, ok: false });
+        await publish(hashed, { key: hashed, ok: false }, token);
         throw error;
       }
       const maxBytes = shared?.maxPublishBytes ?? 2 * 1024 * 1024;
@@ -180,6 +235,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
               upstreamCost: 0,
             }
           : { key: hashed, ok: false },
+        token,
       );
       return answer;
     })();
@@ -203,18 +259,29 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
 
     const hashed = ResponseCache.hashKey(key);
     const lockKey = `${shared.prefix}:inflight:${hashed}`;
-    const token = randomUUID();
+    const token = `${owner}:${randomUUID()}`;
     for (let attempt = 0; attempt < 3; attempt++) {
       let acquired: string | null = "OK";
+      let held: string | null = null;
       try {
         acquired = await shared.redis.set(lockKey, token, "PX", lockTtl, "NX");
+        if (acquired !== "OK") held = await shared.redis.get(lockKey);
       } catch (error) {
         options.logger.debug({ err: error }, "coalescing lock unavailable; leading locally");
+        acquired = "LOCAL";
       }
-      if (acquired === "OK") return lead(request, key, next);
+      if (acquired === "OK") return lead(request, key, next, token);
+      if (acquired === "LOCAL") return lead(request, key, next);
       // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
       const local = flights.get(key);
       if (local) return join(local, request);
+      if (held === null) continue; // released in between: try to take it
+      if (held.startsWith(`${owner}:`)) {
+        // Ours, yet no flight of ours runs: its release failed while Redis was away. Take it over.
+        await releaseIfOurs(lockKey, held).catch(() => undefined);
+        orphans.delete(lockKey);
+        continue;
+      }
       const answer = await waitRemote(request, hashed);
       if (answer?.ok && answer.status !== undefined && answer.body !== undefined) {
         return {
