@@ -32,7 +32,17 @@ export interface RecorderOptions {
   readonly simLatencyRealMs: number;
   readonly truth: TruthTracker | undefined;
   readonly costs: CostEstimator;
+  /**
+   * Whether a request's wait may include a compressed time constant (a batching window, a budget
+   * queue, pacing): such waits are scaled back to simulated time (× scale) in full; waits that
+   * cannot include one (a cache hit, a direct call) are processing time and reported as measured.
+   * @defaultValue never
+   */
+  readonly scaledWait?: (cacheLabel: string | undefined) => boolean;
 }
+
+/** The broker's answers that never waited on a compressed constant: served from its cache. */
+export const brokerScaledWait = (label: string | undefined): boolean => label !== "HIT" && label !== "STALE";
 
 export interface RecorderSummary {
   readonly agentRequests: number;
@@ -78,7 +88,8 @@ export class StepRecorder {
   async recordRequest(observation: RequestObservation): Promise<void> {
     if (!this.measuring) return;
     this.#requests++;
-    const added = Math.max(0, observation.latencyRealMs - this.#o.simLatencyRealMs) * this.#o.scale;
+    const extra = Math.max(0, observation.latencyRealMs - this.#o.simLatencyRealMs);
+    const added = this.#o.scaledWait?.(observation.cacheLabel) ? extra * this.#o.scale : extra;
     this.#waits.push(added);
     if (observation.rateLimit) {
       this.#rateLimited++;

@@ -9,6 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { AoError } from "../common/index.js";
 import { type RunningSimulator, type SimStats, startSimulator } from "../github-sim/index.js";
 import { AgentSession } from "./agent-session.js";
 import type { ArmEnv } from "./arms/arm-env.js";
@@ -22,10 +23,11 @@ import { createRng, deriveSeed } from "./core/rng.js";
 import { perHour, proratedLimit, type StepTiming } from "./core/time-scale.js";
 import { type BudgetCriteria, DEFAULT_CRITERIA, judgeStep } from "./core/verdict.js";
 import type { CostEstimator } from "./cost-estimator.js";
+import { BenchErrors } from "./errors.js";
 import type { HttpTransport } from "./http-transport.js";
 import { SelfSampler } from "./resource-sampler.js";
 import { StepClock } from "./step-clock.js";
-import { StepRecorder } from "./step-recorder.js";
+import { brokerScaledWait, StepRecorder } from "./step-recorder.js";
 import { TruthTracker } from "./truth-tracker.js";
 import { BENCH_OWNER, BENCH_REPO, benchScenario, WorldDriver } from "./world-driver.js";
 
@@ -132,11 +134,12 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
     simLatencyRealMs: profile.simulator.latencyMs / timing.scale,
     truth,
     costs: input.costs,
+    ...(input.arm === "broker" ? { scaledWait: brokerScaledWait } : {}),
   });
   const world = new WorldDriver({ sim, world: profile.world, scale: timing.scale });
   const stop = new AbortController();
   const env: ArmEnv = {
-    sim,
+    now: () => sim.now(),
     upstreamUrl: sim.url,
     token: sim.token,
     transport: input.transport,
@@ -156,12 +159,20 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
   const failures: string[] = [];
   const ticker = setInterval(() => void sim.advance(0), Math.max(20, 1000 / timing.scale));
   try {
-    if (input.arm === "broker") {
-      const started = await startBrokerArm(env);
-      arm = started.arm;
-      brokerInfo = started.info;
-    } else {
-      arm = await startTokenArm(input.arm, env);
+    try {
+      if (input.arm === "broker") {
+        const started = await startBrokerArm(env);
+        arm = started.arm;
+        brokerInfo = started.info;
+      } else {
+        arm = await startTokenArm(input.arm, env);
+      }
+    } catch (error) {
+      throw new AoError(
+        BenchErrors.AO_ERR_BENCH_ARM_FAILED,
+        `the ${input.arm} arm could not start: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     const running = arm;
     let nextIndex = 0;

@@ -3,6 +3,7 @@
  * lives in cli/commands/<name>.ts and exports one `register…` function; this file only lists them.
  */
 import { Command } from "commander";
+import { registerBenchCommand } from "./commands/bench.js";
 import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
 import { registerLifecycleCommand } from "./commands/lifecycle.js";
 import { registerShimCommand } from "./commands/shim.js";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerTraceCommand(program);
   registerLifecycleCommand(program);
   registerSimCommand(program);
+  registerBenchCommand(program);
   registerShimCommand(program);
   return program;
 }

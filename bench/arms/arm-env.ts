@@ -1,15 +1,15 @@
 /**
- * What every arm is given for one step: the simulator (upstream), the shared HTTP client, the
+ * What every arm is given for one step: the upstream (simulator or capped target), the shared HTTP client, the
  * step's clock and recorder, and the profile. Arms add only their own routing.
  */
-import type { RunningSimulator } from "../../github-sim/index.js";
 import type { Profile } from "../core/profile-schema.js";
 import type { HttpTransport } from "../http-transport.js";
 import type { StepClock } from "../step-clock.js";
 import type { StepRecorder } from "../step-recorder.js";
 
 export interface ArmEnv {
-  readonly sim: RunningSimulator;
+  /** The upstream's clock (epoch ms): the simulator's, for staleness. */
+  readonly now: () => number;
   /** Where the "GitHub" of this step is: the simulator's URL (or a capped target). */
   readonly upstreamUrl: string;
   /** The PAT of this step's upstream. */

@@ -75,7 +75,7 @@ export async function startBrokerArm(env: ArmEnv): Promise<StartedBrokerArm> {
     transport: env.transport,
     baseUrl: broker.gatewayUrl,
     recorder: env.recorder,
-    now: () => env.sim.now(),
+    now: env.now,
   };
 
   let orchestrator = await lifecycleOrchestrator(env, client);

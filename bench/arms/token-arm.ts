@@ -58,7 +58,7 @@ export async function startTokenArm(
     transport: env.transport,
     baseUrl,
     recorder: env.recorder,
-    now: () => env.sim.now(),
+    now: env.now,
   };
   const orchestrator = aoOrchestrator(env, baseUrl, env.token);
   return {

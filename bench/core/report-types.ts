@@ -125,5 +125,7 @@ export interface BenchReport {
   /** Per arm: "exact" (a failing count bounds it) or "at-least" (the largest count tried passed). */
   readonly sessionsToBudgetBound: Readonly<Partial<Record<ArmName, "exact" | "at-least" | "none">>>;
   readonly calibration: Calibration;
+  /** Things a reader must know to read the figures (how the broker's orchestrator ran, where a search stopped). */
+  readonly notes: readonly string[];
   readonly realGh: RealGhReport | null;
 }

@@ -99,6 +99,10 @@ export function renderScorecardTable(report: BenchReport): string {
         `${c.withinTolerance ? "ok" : "OUT OF TOLERANCE"})`,
     );
   }
+  if (report.notes.length > 0) {
+    lines.push("", "Notes:");
+    for (const note of report.notes) lines.push(`  ${note}`);
+  }
   if (report.realGh) {
     const g = report.realGh;
     lines.push(

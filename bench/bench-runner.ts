@@ -1,0 +1,253 @@
+/**
+ * `ao-broker bench`: runs the arms one after another on the same workload, each step on a fresh
+ * simulator with the same settings, searches sessions-to-budget (`--sessions auto`: bisection,
+ * core/session-search.ts) or runs the given counts, then builds the scorecard (JSON, table, SVG).
+ * A quick run keeps to a wall-clock budget and says where it stopped searching.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { findRedisServer, redisServerVersion, startEmbeddedRedis } from "../broker/index.js";
+import { AoError } from "../common/index.js";
+import type { Profile } from "./core/profile-schema.js";
+import {
+  ARMS,
+  type ArmName,
+  type BenchReport,
+  type Calibration,
+  type StepResult,
+} from "./core/report-types.js";
+import {
+  DEFAULT_SEARCH,
+  nextSessions,
+  type SearchOptions,
+  type SearchPoint,
+  sessionsToBudget,
+} from "./core/session-search.js";
+import {
+  expectedStepSeconds,
+  FULL_PLAN,
+  QUICK_PLAN,
+  type StepPlanOptions,
+  stepTiming,
+} from "./core/step-plan.js";
+import { CostEstimator } from "./cost-estimator.js";
+import { BenchErrors } from "./errors.js";
+import { HttpTransport } from "./http-transport.js";
+import { loadProfile } from "./load-profile.js";
+import { type BenchProgress, createProgress } from "./progress.js";
+import { runStep } from "./step-runner.js";
+
+export const CALIBRATION_TARGET = 9572;
+export const CALIBRATION_TOLERANCE = 0.25;
+
+export interface BenchOptions {
+  /** ≤ 5 minutes on a 2-core machine: shorter windows, a wall-clock budget. @defaultValue false */
+  readonly quick?: boolean;
+  /** `quiet`, `active` or a FILE. @defaultValue "active" */
+  readonly profile?: string;
+  /** @defaultValue all three */
+  readonly arms?: readonly ArmName[];
+  /** Session counts, or "auto" (search). @defaultValue "auto" */
+  readonly sessions?: readonly number[] | "auto";
+  /** Measured window of every step, simulated seconds. @defaultValue per step (core/step-plan.ts) */
+  readonly windowS?: number | undefined;
+  /** Wall-clock budget for the whole run, seconds. @defaultValue 270 with quick, none otherwise */
+  readonly timeBudgetS?: number | undefined;
+  /** Largest session count the search may try. @defaultValue 1000 */
+  readonly maxSessions?: number;
+  /** Let the simulator refuse past the prorated budget (see step-runner.ts). @defaultValue false */
+  readonly enforceLimits?: boolean;
+  /** Show progress on stderr. @defaultValue true */
+  readonly progress?: boolean;
+  /** How the run was started, for the report. */
+  readonly commandLine?: string;
+  /** Overrides the plan (tests use tiny windows). */
+  readonly plan?: Partial<StepPlanOptions>;
+  readonly search?: Partial<SearchOptions>;
+}
+
+export interface BenchRun {
+  readonly report: BenchReport;
+}
+
+function validate(options: BenchOptions): void {
+  const bad = (flag: string, why: string) =>
+    new AoError(BenchErrors.AO_ERR_BENCH_OPTIONS_INVALID, `${flag}: ${why}`, { data: { flag } });
+  const arms = options.arms ?? ARMS;
+  if (arms.length === 0) throw bad("--arms", "name at least one arm (direct, proxy, broker)");
+  for (const arm of arms)
+    if (!ARMS.includes(arm)) throw bad("--arms", `unknown arm "${arm}" (expected direct, proxy, broker)`);
+  if (options.sessions !== undefined && options.sessions !== "auto") {
+    if (options.sessions.length === 0) throw bad("--sessions", "give at least one count, or auto");
+    for (const n of options.sessions)
+      if (!Number.isInteger(n) || n < 1 || n > 10_000)
+        throw bad("--sessions", `expected counts from 1 to 10000, got ${n}`);
+  }
+  if (options.windowS !== undefined && !(options.windowS >= 10 && options.windowS <= 86_400))
+    throw bad("--window-s", `expected 10 to 86400 simulated seconds, got ${options.windowS}`);
+}
+
+export function machine(): Record<string, string | number> {
+  const binary = findRedisServer();
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    redis: (binary && redisServerVersion(binary)?.replace(/^Redis server /, "")) || "not found",
+  };
+}
+
+export function methodText(profile: Profile, plan: StepPlanOptions, enforceLimits: boolean): string[] {
+  return [
+    `Workload: profile "${profile.name}" — ${profile.description}`,
+    "Each step runs one arm at one session count on a fresh simulator (same scenario, same settings, same seed).",
+    `Time is compressed per step by a factor chosen from the session count alone (≤ ×${plan.maxScale}, so the machine carries ≤ ${plan.targetRequestsPerSecond} requests/s), the same for every arm: think times, poll intervals, gh's cadences, CI durations, GitHub's latency, rate-limit windows and the broker's time constants (cache freshness, batching windows, deadlines) are all divided by it.`,
+    "Durations are reported in simulated time. Added wait = agent request latency − the simulator's latency: a request that may have waited on a compressed constant (any broker answer not served from its cache: batching window, budget queue, pacing) is scaled back in full (× factor), which overstates its processing time; other waits (direct, proxy, broker cache hits) are processing time and reported as measured.",
+    `Usage is the simulator's own accounting over the measured window (after a warm-up of ${plan.warmupS} simulated s), projected to an hour: points/h = points × 3600 / window.`,
+    enforceLimits
+      ? "The simulator enforces the hourly budgets prorated to the step's window; refused requests count at their documented cost."
+      : "The simulator does not refuse on the primary budget: each arm's demand is measured and compared with 5,000 points and 5,000 requests per hour (secondary limits stay on, scaled).",
+    "Within budget: ≤ 100 % of both budgets, no rate-limit error seen by an agent, added wait p95 ≤ 1 s, served-data staleness p99 ≤ 30 s.",
+  ];
+}
+
+function calibration(runs: readonly StepResult[]): Calibration {
+  const at5 = runs.find((r) => r.arm === "direct" && r.sessions === 5 && r.profile === "active");
+  const value = at5?.graphqlPointsPerHour ?? null;
+  return {
+    target: CALIBRATION_TARGET,
+    tolerance: CALIBRATION_TOLERANCE,
+    directPointsPerHourAt5Active: value,
+    withinTolerance:
+      value === null
+        ? null
+        : Math.abs(value - CALIBRATION_TARGET) <= CALIBRATION_TARGET * CALIBRATION_TOLERANCE,
+  };
+}
+
+export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
+  validate(options);
+  const started = new Date();
+  const wallStart = performance.now();
+  const quick = options.quick ?? false;
+  const profile = loadProfile(options.profile ?? "active");
+  const arms = options.arms ?? ARMS;
+  const plan: StepPlanOptions = {
+    ...(quick ? QUICK_PLAN : FULL_PLAN),
+    ...options.plan,
+    fixedWindowS: options.windowS,
+  };
+  const search: SearchOptions = {
+    ...DEFAULT_SEARCH,
+    ...(quick ? { relativeTolerance: 0.25, maxSteps: 5 } : {}),
+    max: options.maxSessions ?? DEFAULT_SEARCH.max,
+    ...options.search,
+  };
+  const budgetS = options.timeBudgetS ?? (quick ? 270 : Number.POSITIVE_INFINITY);
+  const progress: BenchProgress = createProgress(process.stderr, options.progress ?? true);
+  const transport = new HttpTransport();
+  const costs = new CostEstimator();
+  const redisDir = mkdtempSync(join(tmpdir(), "aob-bench-redis-"));
+  const redis = arms.includes("broker")
+    ? await startEmbeddedRedis({ dir: redisDir, persist: false, detached: false })
+    : undefined;
+  const runs: StepResult[] = [];
+  const bounds: Partial<Record<ArmName, "exact" | "at-least" | "none">> = {};
+  const toBudget: Partial<Record<ArmName, number>> = {};
+  const notes: string[] = [];
+  let stepCounter = 0;
+  try {
+    for (const [armIndex, arm] of arms.entries()) {
+      const points: SearchPoint[] = [];
+      const list =
+        options.sessions === undefined || options.sessions === "auto" ? undefined : [...options.sessions];
+      progress.armStarted(arm, list?.length ?? search.maxSteps);
+      let stoppedByBudget = false;
+      let brokerNoted = false;
+      for (;;) {
+        const next = list ? list.shift() : nextSessions(points, search);
+        if (next === undefined) break;
+        const timing = stepTiming(next, profile.requestsPerSessionHour, plan);
+        const expected = expectedStepSeconds(timing, plan);
+        const elapsed = (performance.now() - wallStart) / 1000;
+        const remainingArms = arms.length - armIndex;
+        const share = (budgetS - elapsed) / remainingArms;
+        if (!list && points.length > 0 && expected > share) {
+          stoppedByBudget = true;
+          progress.note(
+            `${arm}: not trying ${next} sessions (~${Math.round(expected)} s) within the time budget`,
+          );
+          break;
+        }
+        progress.stepStarted(arm, next, timing.scale, expected);
+        const outcome = await runStep({
+          arm,
+          profile,
+          sessions: next,
+          timing,
+          transport,
+          costs,
+          redisUrl: redis?.url ?? "",
+          stepId: `${process.pid}x${stepCounter++}`,
+          enforceLimits: options.enforceLimits ?? false,
+          onProgress: (phase, fraction) => progress.stepProgress(phase, fraction),
+        });
+        runs.push(outcome.result);
+        points.push({ sessions: next, pass: outcome.result.withinBudget });
+        if (outcome.broker && !brokerNoted) {
+          brokerNoted = true;
+          const how =
+            outcome.broker.orchestrator === "broker-lifecycle"
+              ? "the broker's lifecycle service polls PRs (lifecycle.watch)"
+              : "this broker runs no lifecycle service, so AO's loop polls THROUGH the broker's gateway";
+          notes.push(
+            `broker: ${how}; settings scaled at ×${timing.scale}: ${outcome.broker.scaled.join(", ")}`,
+          );
+        }
+        progress.stepDone(outcome.result);
+      }
+      const best = sessionsToBudget(points);
+      toBudget[arm] = best;
+      const failedAbove = points.some((p) => !p.pass && p.sessions > best);
+      bounds[arm] = best === 0 ? "none" : failedAbove ? "exact" : "at-least";
+      if (stoppedByBudget && bounds[arm] === "at-least") {
+        notes.push(
+          `${arm}: the search stopped at ${best} sessions for lack of time (quick run); a full run goes further`,
+        );
+      }
+    }
+  } finally {
+    progress.stop();
+    await transport.close();
+    await redis?.stop();
+    rmSync(redisDir, { recursive: true, force: true });
+  }
+  const report: BenchReport = {
+    tool: "ao-broker bench",
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: machine(),
+    command: options.commandLine ?? "ao-broker bench",
+    options: {
+      quick,
+      profile: profile.name,
+      arms,
+      sessions: options.sessions ?? "auto",
+      windowS: options.windowS ?? null,
+      enforceLimits: options.enforceLimits ?? false,
+      plan,
+      search,
+    },
+    method: methodText(profile, plan, options.enforceLimits ?? false),
+    runs,
+    sessionsToBudget: toBudget,
+    sessionsToBudgetBound: bounds,
+    calibration: calibration(runs),
+    notes,
+    realGh: null,
+  };
+  return { report };
+}

@@ -1,0 +1,67 @@
+/**
+ * How long each step runs. Every step measures about the same number of session-seconds (more
+ * sessions, shorter window: the sample is as large, the time per step stays bounded), within a
+ * floor that still spans several poll cycles and CI runs and a ceiling; warm-up is fixed. The
+ * compression comes from core/time-scale.ts. `--window-s` pins the window for every step. Pure.
+ */
+import { chooseTimeScale, planStep, type StepTiming } from "./time-scale.js";
+
+export interface StepPlanOptions {
+  /** Session-seconds each step measures. */
+  readonly sessionSeconds: number;
+  readonly minWindowS: number;
+  readonly maxWindowS: number;
+  readonly warmupS: number;
+  /** Overrides the window of every step. */
+  readonly fixedWindowS?: number | undefined;
+  readonly targetRequestsPerSecond: number;
+  readonly maxScale: number;
+  readonly minScale: number;
+  /** Wall seconds a step costs beyond its window (start-up, tear-down). */
+  readonly overheadS: number;
+}
+
+export const QUICK_PLAN: StepPlanOptions = Object.freeze({
+  sessionSeconds: 3000,
+  minWindowS: 120,
+  maxWindowS: 600,
+  warmupS: 60,
+  targetRequestsPerSecond: 200,
+  maxScale: 60,
+  minScale: 0.25,
+  overheadS: 3,
+});
+
+export const FULL_PLAN: StepPlanOptions = Object.freeze({
+  sessionSeconds: 18_000,
+  minWindowS: 600,
+  maxWindowS: 1800,
+  warmupS: 300,
+  targetRequestsPerSecond: 200,
+  maxScale: 30,
+  minScale: 0.1,
+  overheadS: 3,
+});
+
+export function stepTiming(
+  sessions: number,
+  requestsPerSessionHour: number,
+  plan: StepPlanOptions,
+): StepTiming {
+  const window =
+    plan.fixedWindowS ??
+    Math.min(plan.maxWindowS, Math.max(plan.minWindowS, plan.sessionSeconds / Math.max(1, sessions)));
+  const scale = chooseTimeScale({
+    sessions,
+    requestsPerSessionHour,
+    targetRequestsPerSecond: plan.targetRequestsPerSecond,
+    maxScale: plan.maxScale,
+    minScale: plan.minScale,
+  });
+  return planStep({ scale, warmupSimS: plan.warmupS, measureSimS: window });
+}
+
+/** Wall seconds a step is expected to take. */
+export function expectedStepSeconds(timing: StepTiming, plan: StepPlanOptions): number {
+  return (timing.warmupRealMs + timing.measureRealMs) / 1000 + plan.overheadS;
+}
