@@ -26,7 +26,12 @@ let n = 0;
 
 function capture(): { write: (text: string) => void; text: () => string } {
   let out = "";
-  return { write: (t) => void (out += t), text: () => out };
+  return {
+    write: (t) => {
+      out += t;
+    },
+    text: () => out,
+  };
 }
 
 const paths = () => {

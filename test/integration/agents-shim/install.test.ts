@@ -188,6 +188,7 @@ describe("ao-broker shim install (CLI)", () => {
   it("bakes --fallback direct into the shim", async () => {
     const dir = freshDir();
     await runCli(["shim", "install", "--dir", dir, "--fallback", "direct"]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
     expect(readFileSync(join(dir, "gh"), "utf8")).toContain("_aob_fallback=${AO_BROKER_FALLBACK:-'direct'}");
   });
 });

@@ -361,8 +361,9 @@ describe("the shim script", () => {
       const result = await run(gh, ["pr", "checks", "1"], { env: env({ FAKE_EXIT: "1" }) });
       const token = tokenOf(result);
       await waitFor(() => finishesFor(token).length === 1);
-      expect(finishesFor(token)[0]?.body).toMatchObject({ exitCode: 1 });
-      expect((finishesFor(token)[0]?.body as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+      const body = finishesFor(token)[0]?.body as { exitCode: number; durationMs: number } | undefined;
+      expect(body?.exitCode).toBe(1);
+      expect(body?.durationMs).toBeGreaterThanOrEqual(0);
     });
 
     it("spools successes and sends them together once the spool is 10 s old", async () => {
@@ -512,6 +513,7 @@ describe("the shim script", () => {
       mkdirSync(fakeGitDir, { recursive: true });
       script(
         join(fakeGitDir, "git"),
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not templates
         '#!/bin/sh\nprintf \'%s\\n\' "$*" "count=${GIT_CONFIG_COUNT-unset}" "proxy=${HTTP_PROXY-unset}" "noproxy=${NO_PROXY-unset}"\n',
       );
       const parts = (helperEnv.PATH ?? "").split(":");
