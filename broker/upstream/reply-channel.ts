@@ -3,7 +3,11 @@
  * the worker SETs the reply under a short-lived key and PUBLISHes it on the submitter's own
  * channel, all in one MULTI. The submitter normally takes it from the message (one hop, no
  * polling) and deletes the key; the key is the fallback for a message lost while the subscriber
- * was reconnecting (recovered on every re-subscribe, and before a deadline gives up on a job).
+ * was reconnecting. After a reconnect the channel is subscribed again and only THEN are the keys
+ * of pending replies read: ioredis announces "ready" before its own re-subscription reaches Redis,
+ * and a reply published between a read made at "ready" and the subscription would be lost. The
+ * upstream queue also sweeps pending replies every few seconds (reply-sweep.ts), so a reply lost
+ * any other way waits seconds, not until its deadline.
  *
  * Why not BullMQ's QueueEvents: its completed events carry the return value in a Redis stream
  * that keeps thousands of entries, so bodies would linger; and every broker would read every
@@ -61,11 +65,25 @@ export class ReplyChannel {
 
   async start(): Promise<void> {
     this.#sub.on("message", (_channel: string, text: string) => this.#onMessage(text));
-    // ioredis re-subscribes after a reconnect; replies published meanwhile are in their keys.
+    // Replies published while the subscriber was away are in their keys: read them once the
+    // channel is subscribed again (waiting for Redis' confirmation, so nothing falls in between).
     this.#sub.on("ready", () => {
-      void this.recover();
+      this.#sub.subscribe(this.channel).then(
+        () => this.recover(),
+        (err: unknown) => this.#logger.warn({ err }, "could not re-subscribe to upstream replies"),
+      );
     });
     await this.#sub.subscribe(this.channel);
+  }
+
+  /** Ids of the replies this broker is waiting for. */
+  pendingIds(): string[] {
+    return [...this.#pending.keys()];
+  }
+
+  /** Delivers a reply text read from its key. */
+  deliver(text: string): void {
+    this.#onMessage(text);
   }
 
   get size(): number {

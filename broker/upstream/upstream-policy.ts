@@ -59,6 +59,8 @@ export interface UpstreamPolicy {
   readonly graphqlRateLimitAlias: string;
   /** close() waits this long for this broker's submitted jobs before rejecting them. @defaultValue 30000 */
   readonly drainTimeoutMs: number;
+  /** How often a broker checks its unanswered jobs for a missed reply or a job Redis lost. @defaultValue 2000 */
+  readonly replySweepMs: number;
 }
 
 export type UpstreamPolicyInput = { readonly [K in keyof UpstreamPolicy]?: UpstreamPolicy[K] };
@@ -87,6 +89,7 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = Object.freeze({
   keepFailed: Object.freeze({ count: 200, age: 3_600 }),
   graphqlRateLimitAlias: "aobRateLimit",
   drainTimeoutMs: 30_000,
+  replySweepMs: 2_000,
 });
 
 export function resolveUpstreamPolicy(input: UpstreamPolicyInput = {}): UpstreamPolicy {
@@ -114,6 +117,7 @@ export function resolveUpstreamPolicy(input: UpstreamPolicyInput = {}): Upstream
     "stalledIntervalMs",
     "resultTtlMs",
     "drainTimeoutMs",
+    "replySweepMs",
   ] as const;
   for (const key of positive)
     if (!(Number.isFinite(policy[key]) && policy[key] > 0)) bad(key, "a positive number");

@@ -13,6 +13,10 @@
  *   AO_ERR_UPSTREAM_DEADLINE; a running one is given its timeout to answer.
  * - close() drains: no new submissions, this broker's submitted jobs get drainTimeoutMs to
  *   finish, workers finish what they run, then connections close.
+ * - Redis restarts: a reply missed during a reconnect, or a job Redis lost (it came back empty),
+ *   is found within replySweepMs (reply-sweep.ts): lost reads run again, lost writes are reported
+ *   as outcome unknown. BullMQ's global concurrency (a Redis setting) is applied again on every
+ *   reconnect, since an emptied Redis forgets it.
  */
 import { randomUUID } from "node:crypto";
 import { type Job, Queue, Worker } from "bullmq";
@@ -24,7 +28,8 @@ import { agingMember, promoteAgedJobs } from "./aging-pass.js";
 import { BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
 import { DeadlineWatch } from "./deadline-watch.js";
 import { UpstreamErrors } from "./errors.js";
-import { ReplyChannel } from "./reply-channel.js";
+import { type Expectation, ReplyChannel } from "./reply-channel.js";
+import { ReplySweep, type SweptJob } from "./reply-sweep.js";
 import type { UpstreamClient } from "./upstream-client.js";
 import {
   type Lane,
@@ -77,6 +82,8 @@ export interface UpstreamQueueStats {
   /** Fresh global pauses started by this instance / by all brokers. */
   readonly pausesStarted: number;
   readonly pausesStartedAllBrokers: number;
+  /** Jobs this instance found lost by Redis (re-queued reads, writes reported unknown). */
+  readonly lostJobs: number;
   /** Epoch ms until which upstream traffic is paused (0 = not paused). */
   readonly pausedUntil: number;
   readonly lanes: Readonly<Record<Lane, Readonly<Record<string, number>>>>;
@@ -92,6 +99,25 @@ const BACKOFF_TYPE = "ao-upstream";
  */
 const PAUSE_RECHECK_MS = 1_000;
 
+/** Errors that only say Redis is away; ioredis reconnects, so they are not worth an error line each. */
+function isConnectionError(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "ENOENT" ||
+    code === "EPIPE" ||
+    code === "ETIMEDOUT" ||
+    /Connection is closed|Stream isn't writeable|LOADING/.test(err.message)
+  );
+}
+
+interface Submitted extends SweptJob {
+  readonly data: UpstreamJobData;
+  readonly expectation: Expectation;
+  addedAtMs: number | undefined;
+}
+
 export class UpstreamQueue {
   readonly instanceId: string;
   readonly policy: UpstreamPolicy;
@@ -105,6 +131,8 @@ export class UpstreamQueue {
   readonly #queues = new Map<Lane, Queue<UpstreamJobData>>();
   readonly #workers: Worker<UpstreamJobData, JobOutcome>[] = [];
   #deadlines: DeadlineWatch | undefined;
+  #sweep: ReplySweep | undefined;
+  readonly #submittedJobs = new Map<string, Submitted>();
   #agingTimer: NodeJS.Timeout | undefined;
   #agingRun: Promise<void> | undefined;
   #state: "new" | "running" | "closing" | "closed" = "new";
@@ -180,8 +208,20 @@ export class UpstreamQueue {
       });
       this.#queues.set(lane, queue);
     }
-    await this.#queue("reads").setGlobalConcurrency(policy.concurrency - 1);
-    await this.#queue("writes").setGlobalConcurrency(1);
+    for (const queue of this.#queues.values()) {
+      queue.on("error", (err: Error) => {
+        if (isConnectionError(err)) this.#logger.debug({ err }, "upstream queue: Redis connection error");
+        else this.#logger.error({ err }, "upstream queue error");
+      });
+    }
+    await this.#applyGlobalConcurrency();
+    // A Redis that restarted empty has forgotten the global caps: set them again on every reconnect.
+    redis.on("ready", () => {
+      if (this.#state !== "running") return;
+      this.#applyGlobalConcurrency().catch((err: unknown) =>
+        this.#logger.warn({ err }, "could not restore the upstream concurrency caps"),
+      );
+    });
 
     if ((this.#options.workers ?? true) && this.#options.client) {
       const deps = {
@@ -225,7 +265,11 @@ export class UpstreamQueue {
             this.#logger.error({ err: e }, "could not report a failed job"),
           );
         });
-        worker.on("error", (err: Error) => this.#logger.error({ err, lane }, "upstream worker error"));
+        worker.on("error", (err: Error) => {
+          if (isConnectionError(err))
+            this.#logger.debug({ err, lane }, "upstream worker: Redis connection error");
+          else this.#logger.error({ err, lane }, "upstream worker error");
+        });
         this.#workers.push(worker);
       }
       this.#agingTimer = setInterval(() => {
@@ -248,6 +292,16 @@ export class UpstreamQueue {
       }, policy.agingTickMs);
       this.#agingTimer.unref();
     }
+    this.#sweep = new ReplySweep({
+      redis,
+      keys: this.#keys,
+      replies: this.#replies,
+      jobs: () => this.#submittedJobs,
+      lost: (job) => this.#lost(job as Submitted),
+      intervalMs: policy.replySweepMs,
+      logger: this.#logger,
+    });
+    this.#sweep.start();
     this.#state = "running";
   }
 
@@ -267,22 +321,22 @@ export class UpstreamQueue {
     );
     const id = randomUUID();
     const expectation = replies.expect(id);
+    const submitted: Submitted = {
+      id,
+      lane: data.lane,
+      data,
+      expectation,
+      addedAtMs: undefined,
+      addedAt: () => submitted.addedAtMs,
+    };
+    this.#submittedJobs.set(id, submitted);
     let added = false;
     const disarm = this.#deadlines!.arm({ id, data, expectation, added: () => added });
-    const promote = promoteAt(data.priority, submittedAt, this.policy.agingMs);
     // Not awaited directly: if Redis hangs, the deadline still answers the caller.
-    const adding = (async () => {
-      if (promote !== undefined)
-        await this.#redis!.zadd(this.#keys.aging, promote, agingMember(data.lane, id));
-      await this.#queue(data.lane).add(data.kind, data, {
-        jobId: id,
-        priority: BULLMQ_PRIORITY[data.priority],
-        attempts: data.lane === "writes" ? this.policy.writeAttempts : this.policy.readAttempts,
-        backoff: { type: BACKOFF_TYPE },
-      });
+    const adding = this.#add(submitted, submittedAt).then(() => {
       added = true;
       this.#submitted++;
-    })();
+    });
     adding.catch((err: unknown) => expectation.reject(err));
     try {
       const result = resultFromReply(
@@ -298,7 +352,46 @@ export class UpstreamQueue {
       throw err;
     } finally {
       disarm();
+      this.#submittedJobs.delete(id);
     }
+  }
+
+  /** Puts a submitted job into its lane (again, after Redis lost it) under its own id. */
+  async #add(job: Submitted, submittedAt: number): Promise<void> {
+    const { data, id } = job;
+    job.addedAtMs = undefined;
+    const promote = promoteAt(data.priority, submittedAt, this.policy.agingMs);
+    if (promote !== undefined) await this.#redis!.zadd(this.#keys.aging, promote, agingMember(data.lane, id));
+    await this.#queue(data.lane).add(data.kind, data, {
+      jobId: id,
+      priority: BULLMQ_PRIORITY[data.priority],
+      attempts: data.lane === "writes" ? this.policy.writeAttempts : this.policy.readAttempts,
+      backoff: { type: BACKOFF_TYPE },
+    });
+    job.addedAtMs = Date.now();
+  }
+
+  /** A job Redis lost: a read runs again; a write may have been sent, so its caller is told so. */
+  async #lost(job: Submitted): Promise<void> {
+    if (job.lane === "reads") {
+      await this.#add(job, job.data.submittedAt);
+      return;
+    }
+    job.expectation.reject(
+      new AoError(
+        UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN,
+        "write outcome unknown: the queue lost this write (its Redis lost its data); it may or may not have been sent",
+        {
+          httpStatus: 502,
+          data: { requestId: job.data.requestId, method: job.data.method, path: job.data.path.split("?")[0] },
+        },
+      ),
+    );
+  }
+
+  async #applyGlobalConcurrency(): Promise<void> {
+    await this.#queue("reads").setGlobalConcurrency(this.policy.concurrency - 1);
+    await this.#queue("writes").setGlobalConcurrency(1);
   }
 
   async stats(): Promise<UpstreamQueueStats> {
@@ -327,6 +420,7 @@ export class UpstreamQueue {
       delayed: this.#stats.delayed,
       pausesStarted: this.#stats.pausesStarted,
       pausesStartedAllBrokers: Number(pausesAll ?? 0),
+      lostJobs: this.#sweep?.lostJobs ?? 0,
       pausedUntil: until > Date.now() ? until : 0,
       lanes,
     };
@@ -339,6 +433,7 @@ export class UpstreamQueue {
     this.#state = "closing";
     if (this.#agingTimer) clearInterval(this.#agingTimer);
     if (wasRunning && this.#replies) {
+      // The sweep keeps running during the drain, so jobs Redis lost still get their answer.
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         this.#replies.idle(),
@@ -349,6 +444,7 @@ export class UpstreamQueue {
       clearTimeout(timer);
     }
     await this.#agingRun;
+    await this.#sweep?.close();
     await Promise.allSettled(this.#workers.map((w) => w.close()));
     this.#replies?.rejectAll(
       new AoError(UpstreamErrors.AO_ERR_UPSTREAM_CLOSED, "upstream queue closed before the answer came", {
