@@ -27,6 +27,12 @@ export interface CallerResolverOptions {
   readonly now?: () => number;
   /** How long a recent resolution stands in while Redis is unreachable. @defaultValue 900000 */
   readonly staleGraceMs?: number;
+  /**
+   * How long a token never seen before waits for an unreachable Redis to come back before the
+   * caller gets a 503 (a Redis restart takes a second or two; failing at once would turn every
+   * blip into errors for the agents that happened to start a command). @defaultValue 10000
+   */
+  readonly unverifiedWaitMs?: number;
   /** Called once per new invocation first seen through a derived token. */
   readonly onInvocation?: (invocation: {
     caller: Caller;
@@ -177,19 +183,11 @@ export class CallerResolver {
       found = await this.lookupRecords(token);
     } catch (error) {
       // Redis is unreachable: a token resolved recently keeps working (stale-if-error, up to the
-      // grace period); one never seen cannot be verified, and the caller is told so (503).
+      // grace period); one never seen waits a little for Redis, then the caller is told (503).
       if (cached && now - cached.until < (this.#options.staleGraceMs ?? 15 * 60_000)) {
         return cached.value && cached.value.expiresAt > now ? cached.value : undefined;
       }
-      throw new AoError(
-        BrokerErrors.AO_ERR_STATE_UNAVAILABLE,
-        "ao-broker cannot verify tokens right now (its Redis is unreachable); retry shortly",
-        {
-          httpStatus: 503,
-          data: { retryAfterSeconds: 5 },
-          cause: error,
-        },
-      );
+      found = await this.#lookupWhenBack(token, error);
     }
     if (this.#cache.size >= (this.#options.maxCached ?? 10_000)) {
       const oldest = this.#cache.keys().next().value;
@@ -202,6 +200,32 @@ export class CallerResolver {
       source: found ? { token: found.token, session: found.session } : undefined,
     });
     return value;
+  }
+
+  /** Retries a lookup until Redis answers or unverifiedWaitMs has passed. */
+  async #lookupWhenBack(
+    token: string,
+    firstError: unknown,
+  ): Promise<Awaited<ReturnType<CallerResolver["lookupRecords"]>>> {
+    const giveUpAt = Date.now() + (this.#options.unverifiedWaitMs ?? 10_000);
+    let error = firstError;
+    while (Date.now() < giveUpAt) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      try {
+        return await this.lookupRecords(token);
+      } catch (next) {
+        error = next;
+      }
+    }
+    throw new AoError(
+      BrokerErrors.AO_ERR_STATE_UNAVAILABLE,
+      "ao-broker cannot verify tokens right now (its Redis is unreachable); retry shortly",
+      {
+        httpStatus: 503,
+        data: { retryAfterSeconds: 5 },
+        cause: error,
+      },
+    );
   }
 
   /**
