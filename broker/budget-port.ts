@@ -32,8 +32,19 @@ function isGateUnavailable(error: unknown): boolean {
 
 export function budgetPort(options: BudgetPortOptions): BudgetPort {
   const { gate, logger, health, local } = options;
-  const admitLocally = async (request: AdmissionRequest, fallback: LocalBudget): Promise<Admission> => {
-    const { waitedMs } = await fallback.admit(request.resource, request.cost, request.deadlineAt);
+  /** Admits on the local budget; undefined when `yieldWhen` turned true while waiting (ask the gate). */
+  const admitLocally = async (
+    request: AdmissionRequest,
+    fallback: LocalBudget,
+    yieldWhen?: () => boolean,
+  ): Promise<Admission | undefined> => {
+    const { waitedMs, yielded } = await fallback.admit(
+      request.resource,
+      request.cost,
+      request.deadlineAt,
+      yieldWhen,
+    );
+    if (yielded) return undefined;
     return {
       waitedMs,
       settle: async (_cost, details) => {
@@ -44,7 +55,11 @@ export function budgetPort(options: BudgetPortOptions): BudgetPort {
   };
   return {
     async admit(request: AdmissionRequest): Promise<Admission> {
-      if (local && health && !health.healthy) return admitLocally(request, local);
+      if (local && health && !health.healthy) {
+        // Redis coming back mid-wait hands the request to the shared budget.
+        const admitted = await admitLocally(request, local, () => health.healthy);
+        if (admitted) return admitted;
+      }
       const admitRequest = {
         sessionId: request.sessionId,
         weight: request.weight,
@@ -65,7 +80,8 @@ export function budgetPort(options: BudgetPortOptions): BudgetPort {
       } catch (error) {
         if (error instanceof BudgetWouldWait || !local || !isGateUnavailable(error)) throw error;
         logger.warn({ err: error }, "budget gate unavailable; admitting on the local conservative budget");
-        return admitLocally(request, local);
+        // No yielding here: the gate just failed, whatever the health flag says.
+        return (await admitLocally(request, local)) as Admission;
       }
       return {
         waitedMs: admission.waitedMs,

@@ -52,8 +52,17 @@ export class LocalBudget {
     return Math.max(minimum, (snapshot.remaining * this.#pace) / untilReset);
   }
 
-  /** Waits for a token of `resource` (cost tokens) until the deadline. */
-  async admit(resource: RateLimitResource, cost: number, deadlineAt: number): Promise<{ waitedMs: number }> {
+  /**
+   * Waits for a token of `resource` (cost tokens) until the deadline. `yieldWhen` is asked before
+   * every wait: when it turns true (Redis is back) the wait ends with `yielded` and no token, so
+   * the caller can ask the shared budget instead of sitting out the slow local pace.
+   */
+  async admit(
+    resource: RateLimitResource,
+    cost: number,
+    deadlineAt: number,
+    yieldWhen?: () => boolean,
+  ): Promise<{ waitedMs: number; yielded?: boolean }> {
     const started = this.#now();
     for (;;) {
       const now = this.#now();
@@ -80,7 +89,8 @@ export class LocalBudget {
           },
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, 1000)));
+      if (yieldWhen?.()) return { waitedMs: now - started, yielded: true };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, 250)));
     }
   }
 }
