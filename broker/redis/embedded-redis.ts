@@ -177,13 +177,24 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
       const pid = child.pid ?? 0;
       if (!detached) {
         // A test-owned server must not outlive the test process, even if it crashes.
-        process.once("exit", () => {
+        const killOnExit = () => {
           try {
             process.kill(pid, "SIGKILL");
           } catch {
             // gone
           }
-        });
+        };
+        process.once("exit", killOnExit);
+        return {
+          url,
+          socketPath,
+          pid,
+          reused: false,
+          stop: async () => {
+            process.off("exit", killOnExit);
+            await shutdown(socketPath, pid);
+          },
+        };
       }
       return { url, socketPath, pid, reused: false, stop: () => shutdown(socketPath, pid) };
     }
