@@ -83,10 +83,13 @@ export class AoLoop {
     this.#sessions.delete(id);
   }
 
+  /** Starts the loop on the next turn of the event loop, so sessions registered together are in its first cycle. */
   start(): void {
-    this.#running ??= this.#loop().catch((error: unknown) => {
-      if (!isStepStopped(error)) throw error;
-    });
+    this.#running ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#loop())
+      .catch((error: unknown) => {
+        if (!isStepStopped(error)) throw error;
+      });
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@
  * `ao-broker bench` flags → BenchOptions: the CLI stays a parser, and every rule about flags
  * (what combines with what, ranges, the hard cap a `--target` run needs) lives here, tested.
  */
+import { readFileSync } from "node:fs";
 import { AoError } from "../common/index.js";
 import type { BenchOptions } from "./bench-runner.js";
 import { ARMS, type ArmName } from "./core/report-types.js";
@@ -13,6 +14,7 @@ export interface BenchFlags {
   readonly arms?: string;
   readonly sessions?: string;
   readonly windowS?: string;
+  readonly warmupS?: string;
   readonly json?: string;
   readonly svg?: string;
   readonly realGh?: boolean;
@@ -23,6 +25,7 @@ export interface BenchFlags {
   readonly enforceLimits?: boolean;
   readonly timeBudgetS?: string;
   readonly maxSessions?: string;
+  readonly brokerConfig?: string;
   readonly progress?: boolean;
 }
 
@@ -131,6 +134,19 @@ export function parseTarget(
   return { url: url.toString().replace(/\/+$/, ""), tokenEnv, maxPoints, repo: flags.repo };
 }
 
+/** `--broker-config FILE`: a JSON object shaped like the broker's config (validated by the broker). */
+export function readBrokerConfig(file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw invalid("--broker-config", `cannot read ${file} as JSON: ${(error as Error).message}`);
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw invalid("--broker-config", `${file} must hold a JSON object`);
+  return value as Record<string, unknown>;
+}
+
 export function parseBenchFlags(
   flags: BenchFlags,
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -139,8 +155,10 @@ export function parseBenchFlags(
   const arms = parseArms(flags.arms);
   const sessions = parseSessions(flags.sessions);
   const windowS = number("--window-s", flags.windowS, 10, 86_400, false);
+  const warmupS = number("--warmup-s", flags.warmupS, 0, 86_400, false);
   const timeBudgetS = number("--time-budget-s", flags.timeBudgetS, 10, 7 * 86_400, false);
   const maxSessions = number("--max-sessions", flags.maxSessions, 1, 10_000);
+  const brokerConfig = flags.brokerConfig === undefined ? undefined : readBrokerConfig(flags.brokerConfig);
   if (target && flags.realGh)
     throw invalid(
       "--real-gh",
@@ -152,9 +170,11 @@ export function parseBenchFlags(
     ...(arms ? { arms } : {}),
     ...(sessions ? { sessions } : {}),
     ...(windowS !== undefined ? { windowS } : {}),
+    ...(warmupS !== undefined ? { plan: { warmupS } } : {}),
     ...(timeBudgetS !== undefined ? { timeBudgetS } : {}),
     ...(maxSessions !== undefined ? { maxSessions } : {}),
     ...(flags.enforceLimits ? { enforceLimits: true } : {}),
+    ...(brokerConfig ? { brokerConfig } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
   };
   return { options, json: flags.json, svg: flags.svg, realGh: flags.realGh ?? false, target };

@@ -65,6 +65,10 @@ export interface BenchOptions {
   /** Overrides the plan (tests use tiny windows). */
   readonly plan?: Partial<StepPlanOptions>;
   readonly search?: Partial<SearchOptions>;
+  /** Use this Redis for the broker arm instead of starting a private one (tests). */
+  readonly redisUrl?: string;
+  /** Broker config overrides (JSON, config-shaped) applied before the time constants are scaled. */
+  readonly brokerConfig?: Readonly<Record<string, unknown>>;
 }
 
 export interface BenchRun {
@@ -190,7 +194,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           timing,
           transport,
           costs,
-          redisUrl: redis?.url ?? "",
+          redisUrl: options.redisUrl ?? redis?.url ?? "",
+          ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
           stepId: `${process.pid}x${stepCounter++}`,
           enforceLimits: options.enforceLimits ?? false,
           onProgress: (phase, fraction) => progress.stepProgress(phase, fraction),
@@ -238,6 +243,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
       sessions: options.sessions ?? "auto",
       windowS: options.windowS ?? null,
       enforceLimits: options.enforceLimits ?? false,
+      brokerConfig: options.brokerConfig ?? null,
       plan,
       search,
     },

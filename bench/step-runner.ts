@@ -51,6 +51,8 @@ export interface StepInput {
    * refused arm's demand would be understated. @defaultValue false
    */
   readonly enforceLimits?: boolean;
+  /** Broker config overrides applied before scaling (broker arm only). */
+  readonly brokerConfig?: Readonly<Record<string, unknown>>;
   readonly onProgress?: (phase: StepPhase, fraction: number) => void;
 }
 
@@ -161,7 +163,7 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
   try {
     try {
       if (input.arm === "broker") {
-        const started = await startBrokerArm(env);
+        const started = await startBrokerArm(env, input.brokerConfig);
         arm = started.arm;
         brokerInfo = started.info;
       } else {

@@ -85,7 +85,7 @@ export async function runTargetBench(
     `target ${target.url}, repository ${target.repo}, cap ${target.maxPoints} points (and as many REST requests)`,
   ];
   const windowS = options.windowS ?? 120;
-  const warmupS = 30;
+  const warmupS = options.plan?.warmupS ?? 30;
   try {
     const limits = await transport.send({
       url: `${upstreamUrl}/rate_limit`,

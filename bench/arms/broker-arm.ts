@@ -47,11 +47,34 @@ async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise
   };
 }
 
-export async function startBrokerArm(env: ArmEnv): Promise<StartedBrokerArm> {
-  const { overrides, scaled } = scaleTimeConstants(
-    configSchema.parse({}) as Record<string, unknown>,
-    env.clock.scale,
-  );
+/** Deep-merges config-shaped overrides (objects merge, values replace). */
+function merge(
+  base: Readonly<Record<string, unknown>>,
+  over: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const existing = out[key];
+    const bothObjects =
+      value && typeof value === "object" && !Array.isArray(value) && existing && typeof existing === "object";
+    out[key] = bothObjects
+      ? merge(existing as Record<string, unknown>, value as Record<string, unknown>)
+      : value;
+  }
+  return out;
+}
+
+/**
+ * `brokerConfig` (from `--broker-config FILE`) is applied to the defaults BEFORE scaling, so a
+ * tuned setting is compressed exactly like a default one.
+ */
+export async function startBrokerArm(
+  env: ArmEnv,
+  brokerConfig: Readonly<Record<string, unknown>> = {},
+): Promise<StartedBrokerArm> {
+  const base = configSchema.parse(brokerConfig) as Record<string, unknown>;
+  const { overrides: scaledOverrides, scaled } = scaleTimeConstants(base, env.clock.scale);
+  const overrides = merge(brokerConfig, scaledOverrides);
   const broker = await startBroker({
     overrides: {
       ...overrides,

@@ -35,9 +35,12 @@ export function aoOrchestrator(env: ArmEnv, baseUrl: string, token: string): Orc
     clock: env.clock,
     recorder: env.recorder,
   });
-  loop.start();
   return {
-    watch: async (session, pr) => loop.watch(session.id, session.branch, pr),
+    // AO's loop starts with its first session, so its first cycle is not spent on an empty list.
+    watch: async (session, pr) => {
+      loop.watch(session.id, session.branch, pr);
+      loop.start();
+    },
     prCreated: async (session, pr) => loop.prCreated(session.id, pr),
     unwatch: async (session) => loop.unwatch(session.id),
     close: () => loop.close(),

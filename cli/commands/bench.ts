@@ -14,6 +14,10 @@ export function registerBenchCommand(program: Command): void {
     .option("--arms <list>", "arms to run, comma-separated: direct,proxy,broker (default all)")
     .option("--sessions <list|auto>", 'session counts, e.g. "5,20,80", or auto (search; default)')
     .option("--window-s <seconds>", "measured window of every step, simulated seconds")
+    .option(
+      "--warmup-s <seconds>",
+      "warm-up before each measured window, simulated seconds (default 60 quick, 300 full)",
+    )
     .option("--json <file>", "write the scorecard as JSON")
     .option("--svg <file>", "write the points-per-hour plot as SVG")
     .option("--real-gh", "also check the replay's cost against the real gh binary")
@@ -21,6 +25,10 @@ export function registerBenchCommand(program: Command): void {
     .option("--token-env <var>", "with --target: environment variable holding the PAT (default GITHUB_TOKEN)")
     .option("--max-points <n>", "with --target: hard cap on points (and REST requests) the run may spend")
     .option("--repo <owner/name>", "with --target: the repository whose open PRs are polled")
+    .option(
+      "--broker-config <file>",
+      "broker config overrides (JSON) for the broker arm, applied before time scaling",
+    )
     .option("--enforce-limits", "let the simulator refuse past the prorated budget (default: measure demand)")
     .option(
       "--time-budget-s <seconds>",
