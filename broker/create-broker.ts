@@ -18,7 +18,6 @@ import {
   createRedisWatchStore,
   createWebhookHandler,
   type LifecycleConfig,
-  type LifecycleService,
   resolveLifecycleConfig,
 } from "../lifecycle/index.js";
 import { buildTraceReport, parseDuration, startTelemetry, type Telemetry } from "../otel/index.js";
@@ -38,7 +37,8 @@ import { DegradedUpstream } from "./degraded-upstream.js";
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
-import { createLifecyclePorts } from "./lifecycle-ports.js";
+import { LifecycleLeader } from "./lifecycle-leader.js";
+import { createLifecyclePorts, lifecycleEventChannel } from "./lifecycle-ports.js";
 import { LocalBudget } from "./local-budget.js";
 import { BrokerObservability } from "./observability.js";
 import { batchLayer } from "./pipeline/batch-layer.js";
@@ -251,6 +251,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     };
 
     const schema = loadGitHubSchema();
+    // Validated now, so a bad key fails start-up with its name.
+    const lifecycleSettings = config.lifecycle.settings as Partial<LifecycleConfig>;
+    if (config.lifecycle.enabled) resolveLifecycleConfig(lifecycleSettings);
     const analyzer = new GraphQLAnalyzer({ schema });
     const policy: FreshnessPolicy = {
       restFreshMs: config.cache.restFreshMs,
@@ -284,46 +287,53 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       shared: { redis, pubsub, prefix },
     });
 
-    // The lifecycle poller publishes through the IPC server, which is built below.
-    let publishIpc: (topic: string, event: unknown) => void = () => undefined;
-    let lifecycle: LifecycleService | undefined;
-    const watchStore = config.lifecycle.enabled
-      ? createRedisWatchStore({
-          location: redisLocation.url,
-          keyPrefix: prefix,
+    // One lifecycle poller per Redis: the broker holding the lease runs it, the others forward to it.
+    const leader = config.lifecycle.enabled
+      ? new LifecycleLeader({
+          redis,
+          pubsub,
+          prefix,
           logger: logger.child({ component: "lifecycle" }),
+          createService: () => {
+            const watchStore = createRedisWatchStore({
+              location: redisLocation.url,
+              keyPrefix: prefix,
+              logger: logger.child({ component: "lifecycle" }),
+            });
+            const service = createLifecycleService({
+              ports: createLifecyclePorts({
+                pipeline,
+                classify,
+                cache,
+                gate,
+                redis,
+                prefix,
+                run: async (request, send) => {
+                  const response = await observability.traceRequest(request, send);
+                  observability.recordAnswer(request.caller, request, response, response.status);
+                  return response;
+                },
+              }),
+              store: watchStore,
+              config: lifecycleSettings,
+              logger: logger.child({ component: "lifecycle" }),
+            });
+            return {
+              ...service,
+              close: async () => {
+                await service.close();
+                await watchStore.close();
+              },
+            };
+          },
         })
       : undefined;
-    if (watchStore) {
-      // Validates the overrides now, so a bad key fails start-up with its name.
-      resolveLifecycleConfig(config.lifecycle.settings as Partial<LifecycleConfig>);
-      closers.push(() => watchStore.close());
-      lifecycle = createLifecycleService({
-        ports: createLifecyclePorts({
-          pipeline,
-          classify,
-          cache,
-          gate,
-          redis,
-          prefix,
-          publishIpc: (topic, event) => publishIpc(topic, event),
-          run: async (request, send) => {
-            const response = await observability.traceRequest(request, send);
-            observability.recordAnswer(request.caller, request, response, response.status);
-            return response;
-          },
-        }),
-        store: watchStore,
-        config: config.lifecycle.settings as Partial<LifecycleConfig>,
-        logger: logger.child({ component: "lifecycle" }),
-      });
-    }
     const webhookSecret = resolved.webhookSecret?.reveal();
     const webhooks =
-      lifecycle && webhookSecret
+      leader && webhookSecret
         ? createWebhookHandler({
             secret: webhookSecret,
-            lifecycle,
+            lifecycle: leader,
             dedupe: createRedisDeliveryDedupe({ client: redis, keyPrefix: prefix }),
             logger: logger.child({ component: "webhooks" }),
           })
@@ -419,6 +429,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
           inFlight: gateway.inFlight,
           tracing: telemetry.tracingEnabled,
           degraded: !health.healthy,
+          autoRegister: config.sessions.autoRegister,
           redisOutages: health.outages,
         }),
         statsReport: async () => ({
@@ -430,21 +441,19 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         observe: (caller, request, response) =>
           observability.recordAnswer(caller, request, response, response.status),
         onInvocationStarted: (invocation) => observability.invocationStarted(invocation),
-        lifecycle: lifecycle
+        lifecycle: leader
           ? {
               watch: async (input) => {
-                await lifecycle?.watch({
+                await leader.watch({
                   id: input.sessionId,
                   repo: input.repo,
                   branch: input.branch,
                   ...(input.pr ? { pr: input.pr } : {}),
                 });
               },
-              unwatch: async (sessionId) => (await lifecycle?.unwatch(sessionId)) ?? false,
+              unwatch: (sessionId) => leader.unwatch(sessionId),
               status: async () =>
-                (lifecycle ? lifecycle.status() : { sessions: [] }) as unknown as {
-                  sessions: unknown[];
-                } & Record<string, unknown>,
+                (await leader.status()) as { sessions: unknown[] } & Record<string, unknown>,
             }
           : undefined,
         onInvocationFinished: (invocation) => observability.invocationFinished(invocation.id, invocation),
@@ -452,11 +461,18 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await ipc.start();
     closers.push(() => ipc.close());
-    publishIpc = (topic, event) => ipc.publish(topic, event);
-    if (lifecycle) {
-      const service = lifecycle;
-      await service.start();
-      closers.push(() => service.close());
+    const unsubscribeEvents = await pubsub.subscribe(lifecycleEventChannel(prefix), (message) => {
+      try {
+        const event = JSON.parse(message.toString("utf8")) as { type?: string };
+        if (typeof event.type === "string") ipc.publish(`lifecycle.${event.type}`, event);
+      } catch {
+        // not an event
+      }
+    });
+    closers.push(unsubscribeEvents);
+    if (leader) {
+      await leader.start();
+      closers.push(() => leader.close());
     }
 
     observability.start({

@@ -4,7 +4,8 @@
  * priority — the reserve DESIGN.md keeps for it — as the broker's own "ao-lifecycle" session. Its
  * GraphQL never comes from the cache (it is what tells the cache that PR data changed); its REST
  * guards do (a fresh 304 costs nothing). Observed changes invalidate the cached answers of that PR;
- * events go to IPC subscribers (topic `lifecycle.<type>`) and to Redis pub/sub (`<prefix>:events`).
+ * events go to Redis pub/sub (`<prefix>:events`), from which every broker relays them to its own IPC
+ * subscribers (topic `lifecycle.<type>`) — the poller runs on one broker, subscribers may be on any.
  */
 import type { Redis } from "ioredis";
 import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../lifecycle/index.js";
@@ -17,6 +18,10 @@ import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js
 
 export const LIFECYCLE_SESSION_ID = "ao-lifecycle";
 
+export function lifecycleEventChannel(prefix: string): string {
+  return `${prefix}:events`;
+}
+
 export interface LifecyclePortsOptions {
   readonly pipeline: Handler;
   readonly classify: (input: ClassifyInput) => RequestClass;
@@ -24,8 +29,6 @@ export interface LifecyclePortsOptions {
   readonly gate: BudgetGate;
   readonly redis: Redis;
   readonly prefix: string;
-  /** Publishes to IPC subscribers. */
-  readonly publishIpc: (topic: string, event: unknown) => void;
   /** Runs a request inside the broker's instrumentation and accounting. */
   readonly run?: (request: GhRequest, send: () => Promise<GhResponse>) => Promise<GhResponse>;
   /** @defaultValue 60000 */
@@ -107,8 +110,7 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       await options.cache.invalidate(tags);
     },
     async publish(event: LifecycleEvent) {
-      options.publishIpc(`lifecycle.${event.type}`, event);
-      await options.redis.publish(`${options.prefix}:events`, JSON.stringify(event)).catch(() => 0);
+      await options.redis.publish(lifecycleEventChannel(options.prefix), JSON.stringify(event));
     },
     async budget(): Promise<LifecycleBudget | undefined> {
       const views = await options.gate.globalView();

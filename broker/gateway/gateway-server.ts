@@ -23,7 +23,12 @@ import type {
   Handler,
   PriorityClass,
 } from "../pipeline/types.js";
-import { type LocalRoute, resolveTarget, rewriteUpstreamUrls } from "./core/request-target.js";
+import {
+  type LocalRoute,
+  resolveTarget,
+  rewriteBodyUrls,
+  rewriteUpstreamUrls,
+} from "./core/request-target.js";
 import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
 
 export interface GatewayEvent {
@@ -467,7 +472,10 @@ export class GatewayServer {
     }
     headers["x-ao-broker-cache"] = response.cache;
     headers["x-ao-broker-cost"] = formatCost(response.cost);
-    return { status: response.status, headers, body: response.body };
+    const body = /json/.test(headers["content-type"] ?? "")
+      ? rewriteBodyUrls(response.body, this.#options.upstreamBase, clientBase)
+      : response.body;
+    return { status: response.status, headers, body };
   }
 
   async #invocationFinish(

@@ -37,18 +37,43 @@ export interface TargetInput {
 const FORBIDDEN_HOST =
   "ao-broker is not an open proxy: only the GitHub API host it serves (and GitHub's log and artifact download hosts) may be requested";
 
-/** Rejects dot segments, encoded or not, and backslashes: upstream URL resolution must not be steerable. */
+/**
+ * Rejects dot segments (plain or percent-encoded) and backslashes, so resolving the path against
+ * the upstream base can never climb out of it. An encoded slash inside a segment is legitimate
+ * (`DELETE /repos/o/r/git/refs/heads/docs%2Freadme` is how gh deletes a branch with a slash) and is
+ * forwarded as it is.
+ */
 function isSafePath(path: string): boolean {
   const pathname = path.split("?")[0] ?? path;
-  if (pathname.includes("\\") || /%2e|%2f|%5c/i.test(pathname)) return false;
-  return !pathname.split("/").some((segment) => segment === "." || segment === "..");
+  if (pathname.includes("\\") || /%5c/i.test(pathname)) return false;
+  return !pathname.split("/").some((segment) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return true;
+    }
+    return (
+      decoded === "." || decoded === ".." || decoded.split("/").some((part) => part === "." || part === "..")
+    );
+  });
 }
 
-function apiTarget(mode: "proxy" | "reverse", path: string, clientBase: string): RequestTarget {
+/** The simulator's stand-in for GitHub's blob hosts: log downloads it redirects gh to. */
+const SIMULATOR_BLOBS = "/_sim/blobs/";
+
+function apiTarget(
+  mode: "proxy" | "reverse",
+  path: string,
+  clientBase: string,
+  method: string,
+): RequestTarget {
   if (!path.startsWith("/") || !isSafePath(path)) {
     return { kind: "forbidden", status: 400, message: "invalid request path" };
   }
-  if (path.startsWith("/_")) return { kind: "forbidden", status: 404, message: "Not Found" };
+  if (path.startsWith("/_") && !(method === "GET" && path.startsWith(SIMULATOR_BLOBS))) {
+    return { kind: "forbidden", status: 404, message: "Not Found" };
+  }
   return { kind: "api", mode, path, clientBase };
 }
 
@@ -70,7 +95,12 @@ export function resolveTarget(input: TargetInput): RequestTarget {
       (parsed.protocol === "http:" || parsed.protocol === "https:") &&
       host === input.publicHost.toLowerCase()
     ) {
-      return apiTarget("proxy", `${parsed.pathname}${parsed.search}`, `${parsed.protocol}//${parsed.host}`);
+      return apiTarget(
+        "proxy",
+        `${parsed.pathname}${parsed.search}`,
+        `${parsed.protocol}//${parsed.host}`,
+        method,
+      );
     }
     if (
       parsed.protocol === "https:" &&
@@ -89,7 +119,22 @@ export function resolveTarget(input: TargetInput): RequestTarget {
   if (pathname === INVOCATION_FINISH_PATH) return { kind: "local", route: "invocation-finish" };
   const host =
     input.hostHeader && /^[A-Za-z0-9.[\]:-]+$/.test(input.hostHeader) ? input.hostHeader : "127.0.0.1";
-  return apiTarget("reverse", url, `http://${host}`);
+  return apiTarget("reverse", url, `http://${host}`, method);
+}
+
+/**
+ * Rewrites the API URLs GitHub puts in JSON answers (`"url": "https://api.github.com/repos/..."`,
+ * `jobs_url`, `logs_url`...) to the client's base, so a client that follows them (gh run view reads
+ * jobs_url) comes back through the gateway instead of going to GitHub with a broker token. Only
+ * strings that START with the upstream base are rewritten; the same text inside prose is left be.
+ * Cheap when there is nothing to do: a byte search before any decoding.
+ */
+export function rewriteBodyUrls(body: Buffer, upstreamBase: string, clientBase: string): Buffer {
+  const base = upstreamBase.replace(/\/+$/, "");
+  if (base === clientBase) return body;
+  const needle = `"${base}`;
+  if (body.indexOf(needle) === -1) return body;
+  return Buffer.from(body.toString("utf8").split(needle).join(`"${clientBase}`));
 }
 
 /** Rewrites absolute upstream URLs in Link/Location headers to the base the client used. */

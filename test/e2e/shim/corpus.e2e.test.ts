@@ -180,7 +180,11 @@ beforeAll(async () => {
   work = scratch("aob-shim-corpus-");
   shimBin = join(work.dir, "bin");
   installTestShim(shimBin);
-  [simA, simB] = await Promise.all([startSimulator({}), startSimulator({})]);
+  // One frozen instant for both worlds: writes stamp created_at from the clock, and the two paths
+  // must print the same bytes even when they straddle a second.
+  const instant = Date.now();
+  const clock = { now: () => instant };
+  [simA, simB] = await Promise.all([startSimulator({ clock }), startSimulator({ clock })]);
   broker = await startShimBroker(join(work.dir, "broker"), { upstream: simA });
   await pooled(READS.map((c, i) => () => both(c, i)));
   for (const [i, c] of WRITES.entries()) await both(c, 100 + i);

@@ -50,7 +50,11 @@ beforeAll(async () => {
   work = scratch("aob-shim-git-");
   bin = join(work.dir, "bin");
   gh = installTestShim(bin).shimPath;
-  [simA, simB] = await Promise.all([startSimulator({}), startSimulator({})]);
+  // One frozen instant for both worlds: writes stamp created_at from the clock, and the two paths
+  // must print the same bytes even when they straddle a second.
+  const instant = Date.now();
+  const clock = { now: () => instant };
+  [simA, simB] = await Promise.all([startSimulator({ clock }), startSimulator({ clock })]);
   broker = await startShimBroker(join(work.dir, "broker"), { upstream: simA });
   proxy = createServer((socket) => {
     socket.once("data", (chunk: Buffer) => {
