@@ -4,6 +4,14 @@
  */
 export type { EventResult } from "./core/apply-event.js";
 export { DEFAULT_SCENARIO } from "./core/default-scenario.js";
+export {
+  type FaultAction,
+  type FaultPlan,
+  type FaultPlanInput,
+  type FaultRule,
+  type FaultRuleReport,
+  parseFaultPlan,
+} from "./core/fault-rules.js";
 export { DEFAULT_EPOCH, GENERATED_PR_BASE } from "./core/load-scenario.js";
 export type {
   CheckConclusion,
@@ -25,6 +33,7 @@ export { parseScenario, parseSimEvent, type Scenario, type SimEvent } from "./co
 export { DEFAULT_SECONDARY_LIMITS, type SecondaryLimitsConfig } from "./core/secondary-limits.js";
 export type { World, WorldListener } from "./core/world.js";
 export { type SimErrorCode, SimErrors } from "./errors.js";
+export type { FaultPlanInjector } from "./http/layers/fault-plan.js";
 export type { FaultInjector } from "./http/layers/faults.js";
 export type { SimHandler, SimRequest, SimResponse } from "./http/types.js";
 export type { SimulatorOptions } from "./options.js";

@@ -18,6 +18,7 @@ import type { World } from "./core/world.js";
 import { memoisedIsoTime, type TimeFormat } from "./graphql/context.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { ResultCache } from "./graphql/result-cache.js";
+import type { FaultInjector } from "./http/layers/faults.js";
 import { type SimStats, StatsCollector } from "./stats.js";
 
 /** The simulator's time source. The default is the real clock. */
@@ -49,6 +50,8 @@ export class SimState {
   readonly webBase: string;
   /** GitHub DateTime formatting, memoised (GraphQL answers format many repeated instants). */
   readonly iso: TimeFormat = memoisedIsoTime();
+  /** The fault injector in force (POST /_sim/faults, sim.setFaults()); none by default. */
+  faults: FaultInjector | undefined;
   private readonly clock: SimClock;
   private offset = 0;
   private current: LoadedScenario;

@@ -7,9 +7,11 @@
 import { AoError } from "../common/index.js";
 import { rateLimitHeaders } from "../github/index.js";
 import { applyEvent, type EventResult } from "./core/apply-event.js";
+import { type FaultPlanInput, type FaultRuleReport, parseFaultPlan } from "./core/fault-rules.js";
 import { parseSimEvent, type SimEvent } from "./core/scenario-schema.js";
 import type { World } from "./core/world.js";
 import { SimErrors } from "./errors.js";
+import { type FaultPlanInjector, faultPlanFor } from "./http/layers/fault-plan.js";
 import type { FaultInjector } from "./http/layers/faults.js";
 import { createPipeline } from "./http/pipeline.js";
 import { startSimServer } from "./http/server.js";
@@ -35,8 +37,13 @@ export interface RunningSimulator {
   inject(event: SimEvent): EventResult;
   /** The scenario clock, epoch ms. */
   now(): number;
-  /** Installs (or removes) a fault injector. */
-  setFaults(injector: FaultInjector | undefined): void;
+  /**
+   * Installs a fault plan (`{ rules, seed? }`, the body of POST /_sim/faults) or any injector;
+   * undefined removes it. Throws AoError on an invalid plan.
+   */
+  setFaults(faults: FaultInjector | FaultPlanInput | undefined): void;
+  /** The installed plan's per-rule counters (GET /_sim/faults); undefined without a plan. */
+  faultReport(): FaultRuleReport[] | undefined;
   close(): Promise<void>;
 }
 
@@ -52,10 +59,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     webBase: resolved.webUrl,
     cacheResults: resolved.cacheResults,
   });
-  let faults = resolved.faults;
+  state.faults = resolved.faults;
   const pipeline = createPipeline(state, {
     latency: { latencyMs: resolved.latencyMs, jitterMs: resolved.jitterMs, random: resolved.random },
-    faults: () => faults,
+    faults: () => state.faults,
   });
   const server = await startSimServer(pipeline, {
     host: resolved.host,
@@ -99,9 +106,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       );
     },
     now: state.now,
-    setFaults: (injector) => {
-      faults = injector;
+    setFaults: (faults) => {
+      if (faults === undefined || "intercept" in faults) {
+        state.faults = faults;
+        return;
+      }
+      const parsed = parseFaultPlan(faults);
+      if (!parsed.ok)
+        throw new AoError(SimErrors.AO_ERR_SIM_SCENARIO_INVALID, `invalid fault plan:\n${parsed.message}`);
+      state.faults = faultPlanFor(state, parsed.value);
     },
+    faultReport: () => (state.faults as Partial<FaultPlanInjector> | undefined)?.report?.(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -8,15 +8,19 @@
  *   POST /_sim/advance               {"ms": N}: move the scenario clock forward
  *   GET  /_sim/changes?since=MS      world changes after MS (scenario clock, epoch ms)
  *   GET  /_sim/changes?afterVersion=V  world changes with a version above V (exact resumption)
- *   POST /_sim/faults                fault injection (not implemented yet: 501)
+ *   GET  /_sim/faults                the fault plan in force and its per-rule counters
+ *   POST /_sim/faults                install a fault plan ({rules, seed?}; docs/simulator.md)
+ *   DELETE /_sim/faults              remove it
  *   GET  /_sim/blobs/...             log downloads that GitHub's log endpoints redirect to
  * Bad JSON or a body that fails validation gets a 400 naming the problem; nothing crashes.
  */
 import { applyEvent, type EventResult } from "../core/apply-event.js";
+import { parseFaultPlan } from "../core/fault-rules.js";
 import { jobLogText, runLogArchive } from "../core/run-logs.js";
 import { parseScenario, parseSimEvent } from "../core/scenario-schema.js";
 import { isWorldError } from "../core/world-error.js";
 import type { SimState } from "../sim-state.js";
+import { type FaultPlanInjector, faultPlanFor } from "./layers/fault-plan.js";
 import { jsonResponse } from "./respond.js";
 import type { SimRequest, SimResponse } from "./types.js";
 
@@ -70,6 +74,11 @@ function blob(state: SimState, path: string): SimResponse {
   const job = repo.checkRuns.get(id);
   if (!job) return jsonResponse(404, { message: "Not Found" });
   return { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: jobLogText(job) };
+}
+
+function faultReport(state: SimState): { installed: boolean; rules: unknown[] } {
+  const plan = state.faults as Partial<FaultPlanInjector> | undefined;
+  return { installed: state.faults !== undefined, rules: plan?.report?.() ?? [] };
 }
 
 export function handleAdmin(state: SimState, request: SimRequest): SimResponse {
@@ -134,10 +143,19 @@ export function handleAdmin(state: SimState, request: SimRequest): SimResponse {
         changes: state.world.changes(since),
       });
     }
-    case "POST /_sim/faults":
-      return jsonResponse(501, {
-        message: "fault injection is not implemented yet (seam: github-sim/http/layers/faults.ts)",
-      });
+    case "GET /_sim/faults":
+      return jsonResponse(200, faultReport(state));
+    case "POST /_sim/faults": {
+      const body = readJson(request);
+      if (!body.ok) return body.response;
+      const parsed = parseFaultPlan(body.value);
+      if (!parsed.ok) return bad(`invalid fault plan:\n${parsed.message}`);
+      state.faults = faultPlanFor(state, parsed.value);
+      return jsonResponse(200, faultReport(state));
+    }
+    case "DELETE /_sim/faults":
+      state.faults = undefined;
+      return jsonResponse(200, faultReport(state));
     default:
       return jsonResponse(404, { message: `unknown simulator endpoint ${route}` });
   }

@@ -153,9 +153,9 @@ describe("the simulator's admin API", () => {
     });
   });
 
-  it("refuses a bad advance and unknown endpoints, and says faults are not implemented", async () => {
+  it("refuses a bad advance, unknown endpoints and a fault plan without rules", async () => {
     expect((await post("/_sim/advance", { ms: -1 })).status).toBe(400);
     expect((await rest(sim, "/_sim/nothing", { token: null })).status).toBe(404);
-    expect((await post("/_sim/faults", {})).status).toBe(501);
+    expect((await post("/_sim/faults", {})).status).toBe(400);
   });
 });
