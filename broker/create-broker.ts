@@ -316,6 +316,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               }),
               store: watchStore,
               config: lifecycleSettings,
+              instrument: observability.lifecycleInstrumentation(),
               logger: logger.child({ component: "lifecycle" }),
             });
             return {

@@ -6,6 +6,7 @@
  * touches OpenTelemetry directly. With tracing off every span helper is a no-op (otel/).
  */
 import type { Logger } from "../common/index.js";
+import type { LifecycleInstrumentation } from "../lifecycle/index.js";
 import {
   type AoTraceWriter,
   activeSpanContext,
@@ -20,6 +21,8 @@ import {
   startUpstreamSpan,
   type Telemetry,
   withBatchFlushSpan,
+  withLifecycleCycleSpan,
+  withLifecycleStepSpan,
 } from "../otel/index.js";
 import type { GatewayEvent } from "./gateway/gateway-server.js";
 import type { UpstreamAnswer, UpstreamRequest } from "./pipeline/ports.js";
@@ -261,6 +264,24 @@ export class BrokerObservability {
       cache: response.cache,
       waitedMs: response.waitedMs ?? 0,
     });
+  }
+
+  /** Spans (a cycle with guard and batch children) and cycle metrics for the lifecycle poller. */
+  lifecycleInstrumentation(): LifecycleInstrumentation {
+    const tracer = this.#t.tracer;
+    return {
+      cycle: (info, run) => withLifecycleCycleSpan(tracer, info, () => run()),
+      step: (step, run) => withLifecycleStepSpan(tracer, step, undefined, () => run()),
+      cycleDone: (report) =>
+        this.#t.instruments.recordLifecycleCycle({
+          durationMs: report.durationMs,
+          ok: true,
+          cost: {
+            graphql: report.enrichment.points + report.detection.points,
+            core: report.guards.requests - report.guards.notModified,
+          },
+        }),
+    };
   }
 
   onGatewayEvent(event: GatewayEvent): void {

@@ -55,6 +55,7 @@ export {
 } from "./delivery-dedupe.js";
 export { type LifecycleErrorCode, LifecycleErrors } from "./errors.js";
 export { formatLifecycleStatus } from "./format-status.js";
+export { type LifecycleInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
 export type { LifecycleTotals } from "./lifecycle-context.js";
 export {
   createLifecycleService,

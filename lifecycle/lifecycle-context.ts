@@ -5,12 +5,14 @@
  * publish the events in order). Port failures are logged and counted, never thrown into a cycle:
  * a broken subscriber must not stop the polling of everyone else.
  */
+
 import type { Logger } from "../common/index.js";
 import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
 import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
 import { type SessionInput, transition } from "./core/session-machine.js";
+import type { LifecycleInstrumentation } from "./instrumentation.js";
 import type { LifecyclePorts } from "./ports.js";
 import type { SessionIndex } from "./session-index.js";
 
@@ -35,6 +37,7 @@ export interface Effects {
 
 export interface LifecycleContext {
   readonly ports: LifecyclePorts;
+  readonly instrument: LifecycleInstrumentation;
   readonly config: LifecycleConfig;
   readonly logger: Logger;
   readonly clock: Clock;

@@ -7,6 +7,7 @@
  * memory. Cycles never overlap one another; a webhook refresh may run beside a cycle, which is why
  * observations carry versions (core/merge-observation.ts).
  */
+
 import { AoError, type Logger, silentLogger } from "../common/index.js";
 import { type Clock, systemClock, type TimerHandle } from "./clock.js";
 import { type LifecycleConfig, resolveLifecycleConfig } from "./config.js";
@@ -15,6 +16,7 @@ import type { AgentReport } from "./core/session-machine.js";
 import { initialSessionState, type SessionState } from "./core/session-state.js";
 import type { RefreshTarget } from "./core/webhook-signal.js";
 import { LifecycleErrors } from "./errors.js";
+import { type LifecycleInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
 import {
   apply,
   emit,
@@ -51,6 +53,8 @@ export interface LifecycleServiceOptions {
   readonly clock?: Clock;
   /** Measures cycle durations; separate from `clock` so a manual clock still yields real timings. @defaultValue performance.now */
   readonly wallClock?: () => number;
+  /** Spans and metrics for cycles and their steps. @defaultValue none */
+  readonly instrument?: LifecycleInstrumentation;
 }
 
 export interface LifecycleService {
@@ -79,6 +83,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
   let seq = 0;
   const ctx: LifecycleContext = {
     ports: options.ports,
+    instrument: options.instrument ?? NO_INSTRUMENTATION,
     config,
     logger: options.logger ?? silentLogger(),
     clock,
@@ -147,7 +152,11 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
   const cycle = (): Promise<CycleReport> => {
     const next = cycleChain.then(async () => {
       await ensureLoaded();
-      const report = await runPollCycle(ctx, cycleState, wallClock);
+      const report = await ctx.instrument.cycle(
+        { sessions: ctx.index.sessions.size, prs: ctx.index.prs.size },
+        () => runPollCycle(ctx, cycleState, wallClock),
+      );
+      ctx.instrument.cycleDone(report);
       await save();
       lastCycle = report;
       ctx.logger.debug({ report }, "lifecycle: cycle done");

@@ -64,11 +64,13 @@ export async function runPollCycle(
   const eventsBefore = ctx.totals.events;
   const decision = await currentBudget(ctx, now);
 
-  const guards = await runGuards(ctx, {
-    now,
-    stretch: decision.stretch,
-    maxRequests: restAllowedPerCycle(ctx.config.maxRestPerMinute, ctx.config.cycleIntervalMs),
-  });
+  const guards = await ctx.instrument.step("guard", () =>
+    runGuards(ctx, {
+      now,
+      stretch: decision.stretch,
+      maxRequests: restAllowedPerCycle(ctx.config.maxRestPerMinute, ctx.config.cycleIntervalMs),
+    }),
+  );
 
   const effects = emptyEffects();
   for (const { key, observation } of guards.observations) {
@@ -109,7 +111,9 @@ export async function runPollCycle(
     )
     .map((entry) => entry.state.id);
   const detection =
-    lookup.length > 0 ? await runDetection(ctx, lookup, "detection") : { queries: 0, points: 0, found: [] };
+    lookup.length > 0
+      ? await ctx.instrument.step("batch", () => runDetection(ctx, lookup, "detection"))
+      : { queries: 0, points: 0, found: [] };
 
   const required: PrTarget[] = state.carried.filter((t) => ctx.index.prs.has(prKey(t.repo, t.number)));
   for (const key of guards.changed.keys()) {
@@ -142,12 +146,14 @@ export async function runPollCycle(
   const maxBatches = Number.isFinite(decision.pointsAllowed)
     ? Math.max(0, Math.floor((decision.pointsAllowed - detection.points) / perBatch))
     : Number.POSITIVE_INFINITY;
-  const enrichment = await runEnrichment(ctx, {
-    required,
-    fillers,
-    maxBatches,
-    sourceOf: (key) => state.sources.get(key) ?? "poll",
-  });
+  const enrichment = await ctx.instrument.step("batch", () =>
+    runEnrichment(ctx, {
+      required,
+      fillers,
+      maxBatches,
+      sourceOf: (key) => state.sources.get(key) ?? "poll",
+    }),
+  );
   for (const target of required) state.sources.delete(prKey(target.repo, target.number));
   state.carried = enrichment.retry;
 
