@@ -8,12 +8,15 @@
  * `reconnectDelayMs` doubling to `maxReconnectDelayMs`), `hello` is repeated, subscriptions are
  * renewed and `onReconnect` is called (events may have been missed meanwhile). Calls made while
  * reconnecting wait for it within their timeout; calls in flight when the connection dropped are
- * rejected with AO_ERR_IPC_DISCONNECTED, never retried (they may have run).
+ * rejected with AO_ERR_IPC_DISCONNECTED, never retried (they may have run) — or, for a write (a
+ * non-GET `rest` call, a GraphQL mutation), AO_ERR_WRITE_OUTCOME_UNKNOWN: the broker may still
+ * run it from its queue.
  *
  * Startup cost matters (the shim runs once per gh command): this module loads node:net and
  * common/, never zod.
  */
 import { AoError } from "../common/index.js";
+import { isWriteCall } from "./core/write-call.js";
 import { defaultSocketPath } from "./default-socket-path.js";
 import { ClientErrors } from "./errors.js";
 import {
@@ -290,10 +293,19 @@ export class BrokerClient {
         `not connected to the broker at ${this.socketPath}; cannot call ${method}`,
       );
     }
-    return connection.call(method, params, {
+    const call = connection.call(method, params, {
       timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
       signal: options?.signal,
       onResult,
+    });
+    if (!isWriteCall(method, params)) return call;
+    return call.catch((error: unknown) => {
+      if (!(error instanceof AoError && error.code === ClientErrors.AO_ERR_IPC_DISCONNECTED)) throw error;
+      throw new AoError(
+        ClientErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN,
+        `write outcome unknown: ${error.message}; the broker may still send it from its queue, so check GitHub before repeating it`,
+        { cause: error },
+      );
     });
   }
 

@@ -13,6 +13,12 @@ export const ClientErrors = {
   AO_ERR_IPC_TIMEOUT: "AO_ERR_IPC_TIMEOUT",
   /** The connection closed while the call was in flight; whether it ran is unknown. */
   AO_ERR_IPC_DISCONNECTED: "AO_ERR_IPC_DISCONNECTED",
+  /**
+   * A write (a non-GET `rest` call, a GraphQL mutation) was in flight when the connection dropped:
+   * the broker may have sent it, or may still send it from its queue. Check GitHub before repeating
+   * it. (The same code as the broker's own, so callers branch on one code.)
+   */
+  AO_ERR_WRITE_OUTCOME_UNKNOWN: "AO_ERR_WRITE_OUTCOME_UNKNOWN",
   /** The call was made after `close()`. */
   AO_ERR_IPC_CLIENT_CLOSED: "AO_ERR_IPC_CLIENT_CLOSED",
   /** The broker sent something that is not a JSON-RPC 2.0 response (or an oversize line). */
