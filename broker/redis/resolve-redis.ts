@@ -1,6 +1,8 @@
 /**
  * Where the broker's Redis is, in DESIGN.md's order: an explicit URL (--redis, REDIS_URL, config);
  * else a Redis answering on 127.0.0.1:6379; else a private redis-server under the state directory.
+ * AO_BROKER_PROBE_LOCAL_REDIS=0 skips the 127.0.0.1:6379 probe, so the private server is used even
+ * where another Redis runs (tests; a machine whose Redis belongs to something else).
  */
 import { join } from "node:path";
 import { type EmbeddedRedis, pingRedis, startEmbeddedRedis } from "./embedded-redis.js";
@@ -9,8 +11,10 @@ export interface ResolveRedisOptions {
   readonly url?: string | undefined;
   /** The broker's state directory; the private server lives in `<stateDir>/redis`. */
   readonly stateDir: string;
-  /** Probe 127.0.0.1:6379 before starting a private server. @defaultValue true */
+  /** Probe 127.0.0.1:6379 before starting a private server. @defaultValue true, unless AO_BROKER_PROBE_LOCAL_REDIS=0 */
   readonly probeLocal?: boolean;
+  /** @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ResolvedRedis {
@@ -21,7 +25,9 @@ export interface ResolvedRedis {
 
 export async function resolveRedis(options: ResolveRedisOptions): Promise<ResolvedRedis> {
   if (options.url) return { url: options.url, source: "explicit" };
-  if ((options.probeLocal ?? true) && (await pingRedis({ host: "127.0.0.1", port: 6379 }, 300))) {
+  const probe =
+    (options.probeLocal ?? true) && (options.env ?? process.env).AO_BROKER_PROBE_LOCAL_REDIS !== "0";
+  if (probe && (await pingRedis({ host: "127.0.0.1", port: 6379 }, 300))) {
     return { url: "redis://127.0.0.1:6379", source: "local" };
   }
   const embedded = await startEmbeddedRedis({
