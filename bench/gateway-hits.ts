@@ -144,7 +144,6 @@ async function main(): Promise<void> {
       const env: Record<string, string> = { GITHUB_TOKEN: "ghp_simulated", REDIS_URL: redis.url, AO_BROKER_STATE_DIR: join(dir, name) };
       if (otel) {
         env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
-        env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/json";
         env.OTEL_TRACES_SAMPLER = "always_on";
       }
       const broker = await startProcess(["start", "--upstream", simUrl, "--listen", "127.0.0.1:0", "--socket", socket, "--config", join(dir, "config.json")], env, /open a session/);

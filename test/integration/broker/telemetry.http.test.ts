@@ -101,7 +101,9 @@ describe("telemetry of one gh invocation", () => {
     // The lifecycle poller's cycles are traced too (one root span per cycle, guard/batch children).
     const cycles = spans.filter((s) => s.name === "ao.lifecycle.cycle");
     expect(cycles.length).toBeGreaterThan(0);
-    expect(spans.some((s) => s.name === "ao.lifecycle.guard" && s.parentSpanId === cycles[0]?.spanId)).toBe(true);
+    expect(spans.some((s) => s.name === "ao.lifecycle.guard" && s.parentSpanId === cycles[0]?.spanId)).toBe(
+      true,
+    );
     for (const body of receiver.rawBodies()) {
       expect(body).not.toContain(PAT);
       expect(body).not.toContain(token);
