@@ -18,6 +18,13 @@ export interface AgentRequestPath {
   readonly now: () => number;
 }
 
+/** `x-ao-broker-wait-ms`: what the broker says this request waited by design (absent: unknown). */
+function designedWait(headers: Readonly<Record<string, string>>): number | undefined {
+  const value = headers["x-ao-broker-wait-ms"];
+  const n = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
 export async function sendAgentRequest(
   path: AgentRequestPath,
   request: PreparedRequest,
@@ -41,6 +48,7 @@ export async function sendAgentRequest(
     rateLimit: kind.rateLimit,
     cacheLabel: answer.headers["x-ao-broker-cache"] ?? answer.headers["x-cache-mode"],
     facts,
+    designedWaitMs: designedWait(answer.headers),
     receivedAt: path.now(),
     graphql: request.graphql,
   });

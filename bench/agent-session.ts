@@ -10,6 +10,7 @@
  * in every arm; `jitter` only spaces background polls.
  */
 
+import { setMaxListeners } from "node:events";
 import type { Orchestrator, SessionChannel, SessionSpec } from "./arms/arm-types.js";
 import type { Bindings } from "./core/capture-template.js";
 import type { AgentLoopCommand, PhaseLoop, Profile } from "./core/profile-schema.js";
@@ -181,6 +182,7 @@ export class AgentSession {
   /** Runs `body` while the phase's background loops poll; stops the loops when it settles. */
   async #phase<T>(phase: AgentPhase, body: () => Promise<T>): Promise<T> {
     const stop = new AbortController();
+    setMaxListeners(0, stop.signal);
     const onAbort = () => stop.abort();
     this.#d.signal.addEventListener("abort", onAbort, { once: true });
     const loops = this.#agent.loops[phase].map((loop) => this.#background(loop, stop.signal));

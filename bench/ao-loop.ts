@@ -131,11 +131,8 @@ export class AoLoop {
   }
 
   async #loop(): Promise<void> {
-    let lastStart: number | undefined;
     for (;;) {
       const start = this.#o.clock.simElapsedMs();
-      if (lastStart !== undefined) this.#o.recorder.recordPollCycle((start - lastStart) / 1000);
-      lastStart = start;
       try {
         await this.#cycle();
       } catch (error) {
@@ -143,6 +140,9 @@ export class AoLoop {
         // AO logs and carries on; a failed cycle is retried by the next one.
       }
       const elapsed = this.#o.clock.simElapsedMs() - start;
+      // The period from this cycle's start to the next one's, known as soon as the cycle ends
+      // (a cycle longer than a short window is still counted).
+      this.#o.recorder.recordPollCycle(Math.max(this.#o.config.cycleS * 1000, elapsed) / 1000);
       await this.#o.clock.sleep(Math.max(0, this.#o.config.cycleS * 1000 - elapsed), this.#abort.signal);
     }
   }

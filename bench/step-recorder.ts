@@ -19,6 +19,11 @@ export interface RequestObservation {
   /** x-ao-broker-cache or the proxy's x-cache-mode. */
   readonly cacheLabel?: string | undefined;
   readonly facts: readonly Fact[];
+  /**
+   * The broker's own account of the time this request spent waiting by design (batching window,
+   * budget queue, upstream queue), from `x-ao-broker-wait-ms`, when the broker sends it.
+   */
+  readonly designedWaitMs?: number | undefined;
   /** Simulator clock (epoch ms) when the answer arrived. */
   readonly receivedAt: number;
   readonly graphql?:
@@ -89,7 +94,13 @@ export class StepRecorder {
     if (!this.measuring) return;
     this.#requests++;
     const extra = Math.max(0, observation.latencyRealMs - this.#o.simLatencyRealMs);
-    const added = this.#o.scaledWait?.(observation.cacheLabel) ? extra * this.#o.scale : extra;
+    const designed = observation.designedWaitMs;
+    const added =
+      designed !== undefined
+        ? Math.min(designed, extra) * this.#o.scale + Math.max(0, extra - designed)
+        : this.#o.scaledWait?.(observation.cacheLabel)
+          ? extra * this.#o.scale
+          : extra;
     this.#waits.push(added);
     if (observation.rateLimit) {
       this.#rateLimited++;

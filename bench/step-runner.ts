@@ -6,6 +6,7 @@
  * issue, so the count stays constant. Warm-up is discarded; the window is measured from the
  * simulator's own accounting (what GitHub charged) and the agents' side (waits, errors, staleness).
  */
+import { setMaxListeners } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,6 +141,8 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
   });
   const world = new WorldDriver({ sim, world: profile.world, scale: timing.scale });
   const stop = new AbortController();
+  // Every session's sleeps listen on this one signal: hundreds at once is the design, not a leak.
+  setMaxListeners(0, stop.signal);
   const env: ArmEnv = {
     now: () => sim.now(),
     upstreamUrl: sim.url,

@@ -5,6 +5,7 @@
  * pushed, reviewed or merged: a real repository is only read. Staleness cannot be judged (the
  * truth is GitHub's), so it is reported as absent.
  */
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,6 +114,7 @@ export async function runTargetBench(
         const clock = new StepClock(1);
         const recorder = new StepRecorder({ scale: 1, simLatencyRealMs: 0, truth: undefined, costs });
         const stop = new AbortController();
+        setMaxListeners(0, stop.signal);
         const stateDir = mkdtempSync(join(redisDir, "step-"));
         const armEnv: ArmEnv = {
           now: () => Date.now(),
