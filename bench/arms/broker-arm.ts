@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { configSchema, startBroker } from "../../broker/index.js";
 import { type BrokerClient, connectBroker } from "../../client/index.js";
 import { isAoError, silentLogger } from "../../common/index.js";
+import { DEFAULT_LIFECYCLE_CONFIG } from "../../lifecycle/index.js";
 import { type AgentRequestPath, sendAgentRequest } from "../agent-requests.js";
 import { scaleTimeConstants } from "../core/scale-config.js";
 import type { ArmEnv } from "./arm-env.js";
@@ -37,13 +38,38 @@ async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise
       ...(pr ? { pr } : {}),
     });
   };
+  // The poll cycle: the period between the lifecycle's cycle starts (its lastCycle.startedAt, wall ms).
+  let lastStart: number | undefined;
+  let sampling = false;
+  const everyMs = Math.max(20, DEFAULT_LIFECYCLE_CONFIG.cycleIntervalMs / env.clock.scale / 4);
+  const sampler = setInterval(() => {
+    if (sampling) return;
+    sampling = true;
+    client
+      .lifecycleStatus()
+      .then((status) => {
+        const started = (status as { lastCycle?: { startedAt?: unknown } | null }).lastCycle?.startedAt;
+        if (typeof started !== "number") return;
+        if (lastStart !== undefined && started > lastStart) {
+          env.recorder.recordPollCycle(((started - lastStart) * env.clock.scale) / 1000);
+        }
+        lastStart = started;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        sampling = false;
+      });
+  }, everyMs);
+  sampler.unref();
   return {
     watch,
     prCreated: watch,
     unwatch: async (session) => {
       await client.unwatch(session.id).catch(() => undefined);
     },
-    close: async () => undefined,
+    close: async () => {
+      clearInterval(sampler);
+    },
   };
 }
 
@@ -73,7 +99,14 @@ export async function startBrokerArm(
   brokerConfig: Readonly<Record<string, unknown>> = {},
 ): Promise<StartedBrokerArm> {
   const base = configSchema.parse(brokerConfig) as Record<string, unknown>;
-  const { overrides: scaledOverrides, scaled } = scaleTimeConstants(base, env.clock.scale);
+  // The lifecycle's settings default inside lifecycle/, not in the broker's schema: scale the
+  // effective ones (defaults overlaid with any given) like every other constant.
+  const lifecycle = base.lifecycle as { settings?: Record<string, unknown> } | undefined;
+  const effective = {
+    ...base,
+    lifecycle: { ...lifecycle, settings: { ...DEFAULT_LIFECYCLE_CONFIG, ...lifecycle?.settings } },
+  };
+  const { overrides: scaledOverrides, scaled } = scaleTimeConstants(effective, env.clock.scale);
   const overrides = merge(brokerConfig, scaledOverrides);
   const broker = await startBroker({
     overrides: {
@@ -104,13 +137,16 @@ export async function startBrokerArm(
   let orchestrator = await lifecycleOrchestrator(env, client);
   let mode: BrokerArmInfo["orchestrator"] = "broker-lifecycle";
   if (orchestrator) {
-    // Probe once: a broker may list the method but run no lifecycle service.
+    // Probe once, on a session of its own: a broker may list the method but run no lifecycle service.
+    await client.openSession({ id: "bench-probe", repo: env.repo });
     try {
       await client.watch({ sessionId: "bench-probe", repo: env.repo, branch: "bench-probe" });
       await client.unwatch("bench-probe");
     } catch (error) {
       if (!isAoError(error)) throw error;
       orchestrator = undefined;
+    } finally {
+      await client.closeSession("bench-probe").catch(() => undefined);
     }
   }
   if (!orchestrator) {

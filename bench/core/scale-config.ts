@@ -2,7 +2,7 @@
  * Scales a component's time constants for a compressed step (time-scale.ts): every numeric setting
  * whose key (or enclosing key) ends in `Ms` is divided by the scale — cache freshness, batching
  * latency budgets, poll intervals, budget-wait deadlines — except timeouts, which guard against a
- * dead peer rather than shape behaviour. Values stay integers ≥ 1 (a 5 ms window at ×30 becomes
+ * dead peer rather than shape behaviour; rates per minute or hour (`…PerMinute`) are multiplied. Values stay integers ≥ 1 (a 5 ms window at ×30 becomes
  * 1 ms, never 0: rounding up can only make batching wait longer, never shorter). Pure.
  */
 
@@ -33,6 +33,11 @@ export function scaleTimeConstants(defaults: Readonly<Record<string, unknown>>, 
         if (inner) out[key] = inner;
       } else if (msKey && typeof value === "number" && value > 0) {
         const next = Math.max(1, Math.round(value / scale));
+        out[key] = next;
+        scaled.push(`${full} ${value}→${next}`);
+      } else if (/Per(Minute|Hour)$/.test(key) && typeof value === "number" && value > 0) {
+        // A rate over a wall-clock minute or hour: compressed time packs `scale` times more in.
+        const next = Math.max(1, Math.round(value * scale));
         out[key] = next;
         scaled.push(`${full} ${value}→${next}`);
       }

@@ -26,6 +26,21 @@ describe("scaleTimeConstants", () => {
     ).toBe(1);
   });
 
+  it("multiplies rates per minute or hour (a compressed minute holds more requests)", () => {
+    expect(
+      scaleTimeConstants(
+        {
+          lifecycle: {
+            settings: { maxRestPerMinute: 600, cycleIntervalMs: 10_000, enrichmentBatchSize: 25 },
+          },
+        },
+        20,
+      ).overrides,
+    ).toEqual({
+      lifecycle: { settings: { maxRestPerMinute: 12_000, cycleIntervalMs: 500 } },
+    });
+  });
+
   it("stretches them when time is dilated", () => {
     expect(scaleTimeConstants({ cache: { restFreshMs: 10_000 } }, 0.5).overrides).toEqual({
       cache: { restFreshMs: 20_000 },
