@@ -43,9 +43,14 @@ export interface UpstreamPolicy {
   readonly agingMs: AgingBounds;
   /** How often one broker looks for jobs to promote. @defaultValue 500 */
   readonly agingTickMs: number;
-  /** BullMQ job lock; a broker that stops renewing it for this long is considered dead. @defaultValue 15000 */
+  /**
+   * BullMQ job lock (renewed every half of it); a broker that stops renewing it for this long is
+   * considered dead. It bounds how long a crashed broker's running write holds the write lane's
+   * single slot, i.e. how long every broker's writes wait after a crash. Jobs are network waits,
+   * not CPU work, so a live broker renews in time. @defaultValue 8000
+   */
   readonly lockDurationMs: number;
-  /** How often workers look for jobs whose broker died. @defaultValue 5000 */
+  /** How often workers look for jobs whose broker died. @defaultValue 2000 */
   readonly stalledIntervalMs: number;
   /** A result waits this long for its submitter before Redis drops it. @defaultValue 120000 */
   readonly resultTtlMs: number;
@@ -81,8 +86,8 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = Object.freeze({
   mutationSpacingMs: 1_000,
   agingMs: Object.freeze({ interactive: 10_000, write: 10_000, background: 30_000 }),
   agingTickMs: 500,
-  lockDurationMs: 15_000,
-  stalledIntervalMs: 5_000,
+  lockDurationMs: 8_000,
+  stalledIntervalMs: 2_000,
   resultTtlMs: 120_000,
   deadlineGraceMs: 1_000,
   keepCompleted: Object.freeze({ count: 200, age: 60 }),
