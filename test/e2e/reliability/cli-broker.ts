@@ -1,0 +1,162 @@
+/**
+ * The real daemon as a child process for crash tests: `node dist/cli.js start` with a private
+ * state directory and its EMBEDDED Redis default (never the machine's Redis: the 127.0.0.1:6379
+ * probe is switched off), killed with SIGKILL and started again on the same port, socket and state.
+ * Also reads the broker's Redis directly (the embedded server's socket) to see what sat in the
+ * upstream queue at the moment of a crash.
+ */
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { type LongRunning, startCli } from "../../support/cli-process.js";
+
+export interface CliBrokerOptions {
+  readonly dir: string;
+  readonly upstreamUrl: string;
+  readonly port: number;
+  /** Extra environment (LOG_LEVEL, OTEL_*...). */
+  readonly env?: Record<string, string>;
+  readonly token?: string;
+}
+
+export class CliBroker {
+  readonly stateDir: string;
+  readonly socketPath: string;
+  readonly gatewayUrl: string;
+  /** Everything every incarnation printed. */
+  readonly outputs: string[] = [];
+  #running: LongRunning | undefined;
+  readonly #options: CliBrokerOptions;
+
+  constructor(options: CliBrokerOptions) {
+    this.#options = options;
+    this.stateDir = join(options.dir, "state");
+    this.socketPath = join(options.dir, "broker.sock");
+    this.gatewayUrl = `http://127.0.0.1:${options.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.#running?.child.pid;
+  }
+
+  get env(): Record<string, string | undefined> {
+    return {
+      GITHUB_TOKEN: this.#options.token ?? "ghp_simulated",
+      GH_TOKEN: undefined,
+      REDIS_URL: undefined,
+      AO_BROKER_STATE_DIR: this.stateDir,
+      AO_BROKER_SOCKET: this.socketPath,
+      AO_BROKER_PROBE_LOCAL_REDIS: "0",
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      ...this.#options.env,
+    };
+  }
+
+  async start(): Promise<void> {
+    const running = await startCli(
+      [
+        "start",
+        "--upstream",
+        this.#options.upstreamUrl,
+        "--listen",
+        `127.0.0.1:${this.#options.port}`,
+        "--socket",
+        this.socketPath,
+      ],
+      /ao-broker listening/,
+      this.env,
+      30_000,
+    );
+    this.#running = running;
+    running.exited.then(() => this.outputs.push(running.output()));
+  }
+
+  /** SIGKILL: no drain, no cleanup; resolves once the process is gone. */
+  async kill(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    this.#running = undefined;
+    running.child.kill("SIGKILL");
+    await running.exited;
+  }
+
+  /** SIGTERM and wait (drains, stops the embedded Redis it found). */
+  async stop(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    this.#running = undefined;
+    running.child.kill("SIGTERM");
+    await running.exited;
+  }
+
+  output(): string {
+    return [...this.outputs, this.#running?.output() ?? ""].join("\n");
+  }
+
+  get redisSocket(): string {
+    return join(this.stateDir, "redis", "redis.sock");
+  }
+
+  redisPid(): number | undefined {
+    try {
+      return Number(readFileSync(join(this.stateDir, "redis", "redis.pid"), "utf8").trim()) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A plain connection to the broker's embedded Redis (for inspection only). */
+  redis(): Redis {
+    const client = new Redis({ path: this.redisSocket, lazyConnect: false, maxRetriesPerRequest: 3 });
+    client.on("error", () => undefined);
+    return client;
+  }
+}
+
+/** A free TCP port on loopback (closed again before returning). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface QueuedWrites {
+  /** Markers of write jobs waiting (not started) in the queue: they must run exactly once. */
+  readonly queued: string[];
+  /** Markers of write jobs that were running: their outcome is unknown, at most once. */
+  readonly active: string[];
+}
+
+/**
+ * The write lane as BullMQ left it in Redis, each job named by the marker found in its body.
+ * Read right after a SIGKILL, nothing moves it: waiting jobs never started.
+ */
+export async function queuedWrites(redis: Redis, prefix = "aob", marker: RegExp): Promise<QueuedWrites> {
+  const base = `{${prefix}:up}:writes`;
+  const [wait, prioritized, delayed, active] = await Promise.all([
+    redis.lrange(`${base}:wait`, 0, -1),
+    redis.zrange(`${base}:prioritized`, "0", "-1"),
+    redis.zrange(`${base}:delayed`, "0", "-1"),
+    redis.lrange(`${base}:active`, 0, -1),
+  ]);
+  const markersOf = async (ids: string[]) => {
+    const out: string[] = [];
+    for (const id of ids) {
+      const data = await redis.hget(`${base}:${id}`, "data");
+      if (!data) continue;
+      const body = (JSON.parse(data) as { body?: string }).body;
+      const text = body ? Buffer.from(body, "base64").toString("utf8") : "";
+      const found = marker.exec(text)?.[0];
+      if (found) out.push(found);
+    }
+    return out;
+  };
+  return { queued: await markersOf([...wait, ...prioritized, ...delayed]), active: await markersOf(active) };
+}
