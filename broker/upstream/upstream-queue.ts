@@ -251,6 +251,10 @@ export class UpstreamQueue {
           // A read whose broker died is simply run again; a write never is.
           maxStalledCount: lane === "writes" ? 0 : 1,
           maximumRateLimitDelay: PAUSE_RECHECK_MS,
+          // An idle worker long-polls this many seconds. Jobs sent back by a pause do not always
+          // wake a worker that is already polling, so BullMQ's 5 s default let them sit up to 5 s
+          // past the pause; 1 s bounds that at the price of one poll a second per idle lane.
+          drainDelay: 1,
           lockDuration: policy.lockDurationMs,
           stalledInterval: policy.stalledIntervalMs,
           removeOnComplete: policy.keepCompleted,
