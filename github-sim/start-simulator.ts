@@ -39,9 +39,10 @@ export interface RunningSimulator {
   now(): number;
   /**
    * Installs a fault plan (`{ rules, seed? }`, the body of POST /_sim/faults) or any injector;
-   * undefined removes it. Throws AoError on an invalid plan.
+   * undefined removes it. Returns the injector now in force (wrap it to observe every request).
+   * Throws AoError on an invalid plan.
    */
-  setFaults(faults: FaultInjector | FaultPlanInput | undefined): void;
+  setFaults(faults: FaultInjector | FaultPlanInput | undefined): FaultInjector | undefined;
   /** The installed plan's per-rule counters (GET /_sim/faults); undefined without a plan. */
   faultReport(): FaultRuleReport[] | undefined;
   close(): Promise<void>;
@@ -109,12 +110,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setFaults: (faults) => {
       if (faults === undefined || "intercept" in faults) {
         state.faults = faults;
-        return;
+        return faults;
       }
       const parsed = parseFaultPlan(faults);
       if (!parsed.ok)
         throw new AoError(SimErrors.AO_ERR_SIM_SCENARIO_INVALID, `invalid fault plan:\n${parsed.message}`);
       state.faults = faultPlanFor(state, parsed.value);
+      return state.faults;
     },
     faultReport: () => (state.faults as Partial<FaultPlanInjector> | undefined)?.report?.(),
     close: async () => {
