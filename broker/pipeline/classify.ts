@@ -96,29 +96,19 @@ export function classifyRequest(
       contentCreation: false,
       reads: [],
     };
-    if (!payload) {
-      return {
-        ...base,
-        kind: "graphql-unparsed",
-        cacheable: false,
-        cacheKey: "",
-        freshMs: 0,
-        estimatedCost: 1,
-        graphqlProblem: "no query",
-      };
-    }
+    // GitHub answers these with errors; they are forwarded as they are, never cached.
+    const unparsed = (problem: string): RequestClass => ({
+      ...base,
+      kind: "graphql-unparsed",
+      cacheable: false,
+      cacheKey: "",
+      freshMs: 0,
+      estimatedCost: 1,
+      graphqlProblem: problem,
+    });
+    if (!payload) return unparsed("no query");
     const analysis = analyzer.analyze(payload.query, payload.variables, payload.operationName);
-    if ("error" in analysis) {
-      return {
-        ...base,
-        kind: "graphql-unparsed",
-        cacheable: false,
-        cacheKey: "",
-        freshMs: 0,
-        estimatedCost: 1,
-        graphqlProblem: analysis.message,
-      };
-    }
+    if ("error" in analysis) return unparsed(analysis.message);
     const repo = singleRepo(analysis);
     if (analysis.operationType !== "query") {
       return {

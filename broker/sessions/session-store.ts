@@ -142,19 +142,9 @@ export class SessionStore {
       createdAt: this.#now(),
     };
     if (!existing) {
-      const fields: Record<string, string> = {
-        id: session.id,
-        repo: session.repo,
-        weight: String(session.weight),
-        readOnly: session.readOnly ? "1" : "0",
-        createdAt: String(session.createdAt),
-      };
-      if (session.projectId) fields.projectId = session.projectId;
-      if (session.issueId) fields.issueId = session.issueId;
-      if (session.worktree) fields.worktree = session.worktree;
       await this.#redis
         .multi()
-        .hset(`${this.#p}:session:${session.id}`, fields)
+        .hset(`${this.#p}:session:${session.id}`, sessionFields(session))
         .sadd(`${this.#p}:sessions`, session.id)
         .exec();
     }
@@ -316,29 +306,12 @@ export class SessionStore {
 
   /** Puts a session and one of its tokens back (after Redis lost its data); keeps what exists. */
   async restore(tokenHash: string, token: TokenRecord, session: SessionRecord): Promise<void> {
-    const fields: Record<string, string> = {
-      id: session.id,
-      repo: session.repo,
-      weight: String(session.weight),
-      readOnly: session.readOnly ? "1" : "0",
-      createdAt: String(session.createdAt),
-    };
-    if (session.projectId) fields.projectId = session.projectId;
-    if (session.issueId) fields.issueId = session.issueId;
-    if (session.worktree) fields.worktree = session.worktree;
-    const tokenFields: Record<string, string> = {
-      kind: token.kind,
-      sessionId: token.sessionId,
-      readOnly: token.readOnly ? "1" : "0",
-      expiresAt: String(token.expiresAt),
-    };
-    if (token.invocationId) tokenFields.invocationId = token.invocationId;
     const sessionKey = `${this.#p}:session:${session.id}`;
     const multi = this.#redis.multi();
     if (!(await this.#redis.exists(sessionKey)))
-      multi.hset(sessionKey, fields).sadd(`${this.#p}:sessions`, session.id);
+      multi.hset(sessionKey, sessionFields(session)).sadd(`${this.#p}:sessions`, session.id);
     multi
-      .hset(`${this.#p}:token:${tokenHash}`, tokenFields)
+      .hset(`${this.#p}:token:${tokenHash}`, tokenFields(token))
       .pexpireat(`${this.#p}:token:${tokenHash}`, token.expiresAt)
       .sadd(`${this.#p}:session:${session.id}:tokens`, tokenHash);
     await multi.exec();
@@ -368,21 +341,46 @@ export class SessionStore {
     const token = newToken(input.kind);
     const hash = hashToken(token);
     const expiresAt = this.#now() + input.ttlSeconds * 1000;
-    const fields: Record<string, string> = {
+    const record: TokenRecord = {
       kind: input.kind,
       sessionId: input.sessionId,
-      readOnly: input.readOnly ? "1" : "0",
-      expiresAt: String(expiresAt),
+      invocationId: input.invocationId,
+      readOnly: input.readOnly,
+      expiresAt,
     };
-    if (input.invocationId) fields.invocationId = input.invocationId;
     await this.#redis
       .multi()
-      .hset(`${this.#p}:token:${hash}`, fields)
+      .hset(`${this.#p}:token:${hash}`, tokenFields(record))
       .pexpireat(`${this.#p}:token:${hash}`, expiresAt)
       .sadd(`${this.#p}:session:${input.sessionId}:tokens`, hash)
       .exec();
     return token;
   }
+}
+
+function sessionFields(session: SessionRecord): Record<string, string> {
+  const fields: Record<string, string> = {
+    id: session.id,
+    repo: session.repo,
+    weight: String(session.weight),
+    readOnly: session.readOnly ? "1" : "0",
+    createdAt: String(session.createdAt),
+  };
+  if (session.projectId) fields.projectId = session.projectId;
+  if (session.issueId) fields.issueId = session.issueId;
+  if (session.worktree) fields.worktree = session.worktree;
+  return fields;
+}
+
+function tokenFields(token: TokenRecord): Record<string, string> {
+  const fields: Record<string, string> = {
+    kind: token.kind,
+    sessionId: token.sessionId,
+    readOnly: token.readOnly ? "1" : "0",
+    expiresAt: String(token.expiresAt),
+  };
+  if (token.invocationId) fields.invocationId = token.invocationId;
+  return fields;
 }
 
 function parseSession(raw: Record<string, string>): SessionRecord {
