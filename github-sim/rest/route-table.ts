@@ -26,6 +26,7 @@ import {
 } from "./routes-checks.js";
 import { createIssueComment, getIssue, listIssueComments, listIssues } from "./routes-issues.js";
 import {
+  apiRoot,
   deleteRef,
   getAuthenticatedUser,
   getRepository,
@@ -45,6 +46,7 @@ import {
 const R = "/repos/{owner}/{repo}";
 
 export const REST_ROUTES: readonly RestRoute[] = [
+  { method: "GET", pattern: "/", handler: apiRoot },
   { method: "GET", pattern: "/rate_limit", handler: rateLimit, free: true },
   { method: "GET", pattern: "/user", handler: getAuthenticatedUser },
   { method: "GET", pattern: "/users/{username}", handler: getUser },
@@ -93,7 +95,8 @@ interface Compiled {
 const COMPILED: readonly Compiled[] = REST_ROUTES.map((route) => ({
   route,
   template: `${route.method} ${route.pattern}`,
-  segments: route.pattern
+  // "/" (the API root) has no segments at all.
+  segments: (route.pattern === "/" ? "" : route.pattern)
     .split("/")
     .slice(1)
     .map((s) => {

@@ -1,5 +1,5 @@
 /**
- * REST routes outside pulls/issues/CI: the free rate-limit report, the authenticated user,
+ * REST routes outside pulls/issues/CI: the API root, the free rate-limit report, the authenticated user,
  * users, the repository, branch deletion (`DELETE .../git/refs/heads/BRANCH`, what `gh pr merge
  * --delete-branch` sends) and issue search (the `search` bucket).
  */
@@ -37,6 +37,26 @@ export function rateLimit(ctx: RestContext): RestResult {
         dependency_snapshots: idle(100),
       },
       rate: strip(snaps.core),
+    },
+  };
+}
+
+/**
+ * `GET /`: GitHub's map of URL templates (https://docs.github.com/en/rest/meta/meta#github-api-root),
+ * which `gh auth status` asks for to check the token.
+ */
+export function apiRoot(ctx: RestContext): RestResult {
+  const api = ctx.shape.api;
+  return {
+    type: "json",
+    body: {
+      current_user_url: `${api}/user`,
+      authorizations_url: `${ctx.shape.web}/settings/connections/applications{/client_id}`,
+      emojis_url: `${api}/emojis`,
+      issue_search_url: `${api}/search/issues?q={query}{&page,per_page,sort,order}`,
+      rate_limit_url: `${api}/rate_limit`,
+      repository_url: `${api}/repos/{owner}/{repo}`,
+      user_url: `${api}/users/{user}`,
     },
   };
 }
