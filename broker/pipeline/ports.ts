@@ -22,6 +22,8 @@ export interface UpstreamRequest {
   readonly mutation: boolean;
   /** Creates a PR, issue, comment or review: counted against GitHub's content-creation limits. */
   readonly contentCreation: boolean;
+  /** Costs nothing at GitHub (GET /rate_limit): answered even when its bucket is spent. */
+  readonly free?: boolean | undefined;
   readonly deadlineAt: number;
 }
 

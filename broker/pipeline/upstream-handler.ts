@@ -49,6 +49,7 @@ export function upstreamHandler(options: UpstreamHandlerOptions): Handler {
       idempotent: c.kind === "rest-read" || c.kind === "graphql-query",
       mutation: c.kind === "graphql-mutation" || c.kind === "rest-write",
       contentCreation: c.contentCreation,
+      free: c.free,
       deadlineAt: request.deadlineAt,
     });
   };

@@ -33,6 +33,11 @@ export interface UpstreamJob {
   readonly mutation?: boolean | undefined;
   /** Creates content (PR, issue, comment, review): counted against 80/min and 500/h. @defaultValue false */
   readonly contentCreation?: boolean | undefined;
+  /**
+   * Costs nothing at GitHub (GET /rate_limit): not held when its bucket is known spent, and its
+   * answer's `remaining: 0` does not hold the bucket (GitHub answers it regardless). @defaultValue false
+   */
+  readonly free?: boolean | undefined;
   /** Epoch ms; past it the caller gets AO_ERR_UPSTREAM_DEADLINE instead of a late answer. */
   readonly deadlineAt: number;
   /** Per attempt. @defaultValue the client's timeout */
@@ -76,6 +81,7 @@ export interface UpstreamJobData {
   readonly idempotent: boolean;
   readonly mutation: boolean;
   readonly contentCreation: boolean;
+  readonly free?: boolean | undefined;
   readonly deadlineAt: number;
   readonly timeoutMs?: number | undefined;
   readonly lane: Lane;
@@ -158,6 +164,7 @@ export function toJobData(job: UpstreamJob, replyTo: string, submittedAt: number
     idempotent: job.idempotent ?? !mutation,
     mutation,
     contentCreation: job.contentCreation ?? false,
+    ...(job.free && !mutation ? { free: true } : {}),
     deadlineAt: job.deadlineAt,
     timeoutMs: job.timeoutMs,
     lane: mutation ? "writes" : "reads",

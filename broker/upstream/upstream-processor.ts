@@ -176,7 +176,8 @@ export function createProcessor(deps: ProcessorDeps) {
       "takePace",
       [
         keys.pause,
-        keys.block(data.resource),
+        // A free request is never held by a spent bucket: its block key is one nobody sets.
+        data.free ? keys.block("-free") : keys.block(data.resource),
         keys.points(endpoint),
         keys.contentPerMinute,
         keys.contentPerHour,
@@ -296,7 +297,7 @@ export function createProcessor(deps: ProcessorDeps) {
         return answer(job, response);
       }
       default:
-        if (verdict.exhausted)
+        if (verdict.exhausted && !data.free)
           await hold(keys.block(data.resource), verdict.exhausted.resetAt + policy.resetMarginMs);
         return answer(job, response);
     }
