@@ -5,7 +5,7 @@
  * Also reads the broker's Redis directly (the embedded server's socket) to see what sat in the
  * upstream queue at the moment of a crash.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -18,6 +18,10 @@ export interface CliBrokerOptions {
   /** Extra environment (LOG_LEVEL, OTEL_*...). */
   readonly env?: Record<string, string>;
   readonly token?: string;
+  /** A shared Redis (`--redis`); without it the broker uses its embedded default. */
+  readonly redisUrl?: string;
+  /** Config file contents (`--config`), shaped like docs/config.md. */
+  readonly config?: Record<string, unknown>;
 }
 
 export class CliBroker {
@@ -54,20 +58,22 @@ export class CliBroker {
   }
 
   async start(): Promise<void> {
-    const running = await startCli(
-      [
-        "start",
-        "--upstream",
-        this.#options.upstreamUrl,
-        "--listen",
-        `127.0.0.1:${this.#options.port}`,
-        "--socket",
-        this.socketPath,
-      ],
-      /ao-broker listening/,
-      this.env,
-      30_000,
-    );
+    const args = [
+      "start",
+      "--upstream",
+      this.#options.upstreamUrl,
+      "--listen",
+      `127.0.0.1:${this.#options.port}`,
+      "--socket",
+      this.socketPath,
+    ];
+    if (this.#options.redisUrl) args.push("--redis", this.#options.redisUrl);
+    if (this.#options.config) {
+      const file = join(this.#options.dir, "config.json");
+      writeFileSync(file, JSON.stringify(this.#options.config));
+      args.push("--config", file);
+    }
+    const running = await startCli(args, /ao-broker listening/, this.env, 30_000);
     this.#running = running;
     running.exited.then(() => this.outputs.push(running.output()));
   }
