@@ -472,6 +472,8 @@ export class GatewayServer {
     }
     headers["x-ao-broker-cache"] = response.cache;
     headers["x-ao-broker-cost"] = formatCost(response.cost);
+    // How long the broker held this request on purpose (batching window, budget, upstream queue).
+    headers["x-ao-broker-wait-ms"] = String(Math.round(response.waitedMs ?? 0));
     const body = /json/.test(headers["content-type"] ?? "")
       ? rewriteBodyUrls(response.body, this.#options.upstreamBase, clientBase)
       : response.body;

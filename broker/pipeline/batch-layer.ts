@@ -34,6 +34,8 @@ export interface BatchLayerOptions {
 
 interface Member {
   readonly request: GhRequest;
+  /** Waits (budget, queue) of the upstream requests this member's answer came from. */
+  downstreamWaitMs: number;
   readonly traceContext: unknown;
   /** Computed requests (github/ cost): the basis of this member's share. */
   readonly basis: number;
@@ -105,6 +107,8 @@ export function batchLayer(options: BatchLayerOptions): Layer {
       };
       const run = async () => {
         const response = await next(request);
+        // Budget and queue waits of the shared request count for every member that waited on it.
+        for (const member of group) member.downstreamWaitMs += response.waitedMs ?? 0;
         return { status: response.status, headers: response.headers, body: response.body };
       };
       // A merged query serves many callers, so its span is nobody's child (it links to each member);
@@ -135,6 +139,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
       members.set(request.id, {
         request,
         basis: Math.max(1, c.graphql?.cost.requests ?? 1),
+        downstreamWaitMs: 0,
         traceContext: options.captureContext?.(),
       });
       try {
@@ -165,7 +170,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
           cost,
           upstreamCost: cost,
           resource: "graphql",
-          waitedMs: outcome.waitedMs,
+          waitedMs: outcome.waitedMs + (members.get(request.id)?.downstreamWaitMs ?? 0),
           sharedBy: outcome.batchSize,
         };
       } finally {
