@@ -17,7 +17,7 @@ export type RequestTarget =
     }
   | { readonly kind: "blob"; readonly url: string }
   | { readonly kind: "local"; readonly route: LocalRoute }
-  | { readonly kind: "forbidden"; readonly status: 400 | 403 | 404; readonly message: string };
+  | { readonly kind: "forbidden"; readonly status: 400 | 403 | 404 | 405 | 414; readonly message: string };
 
 export type LocalRoute = "metrics" | "webhook" | "health" | "invocation-finish";
 
@@ -77,9 +77,35 @@ function apiTarget(
   return { kind: "api", mode, path, clientBase };
 }
 
+/**
+ * Longest request target served. GitHub answers longer URIs with 414; the upstream queue refuses
+ * paths over 8 KiB, so the gateway says so first instead of failing inside.
+ */
+export const MAX_TARGET_LENGTH = 8_192;
+
+const API_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+]);
+
 export function resolveTarget(input: TargetInput): RequestTarget {
   const method = input.method.toUpperCase();
+  if (input.url.length > MAX_TARGET_LENGTH) {
+    return {
+      kind: "forbidden",
+      status: 414,
+      message: `URI Too Long: the limit is ${MAX_TARGET_LENGTH} characters`,
+    };
+  }
   if (method === "CONNECT") return { kind: "forbidden", status: 403, message: FORBIDDEN_HOST };
+  // Node's parser accepts WebDAV and other methods GitHub's API has no use for; the upstream queue
+  // takes only these.
+  if (!API_METHODS.has(method)) return { kind: "forbidden", status: 405, message: "Method Not Allowed" };
   const url = input.url;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
     let parsed: URL;

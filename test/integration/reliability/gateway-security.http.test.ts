@@ -201,6 +201,11 @@ describe("the gateway is not an open proxy", () => {
     { name: "a backslash", target: () => "/repos\\acme/widgets", status: 400 },
     { name: "a request target that is not a path", target: () => "*", status: 400 },
     { name: "the broker's own namespace", target: () => "/_sim/stats", status: 404 },
+    {
+      name: "a request target over 8 KiB",
+      target: () => `/repos/acme/widgets?q=${"x".repeat(9_000)}`,
+      status: 414,
+    },
   ])("refuses $name before sending anything", async ({ target, status: expected }) => {
     const hits = victimHits;
     const total = sim.stats().requests.total;
@@ -210,6 +215,18 @@ describe("the gateway is not an open proxy", () => {
     expect(victimHits).toBe(hits);
     expect(sim.stats().requests.total).toBe(total);
   });
+
+  it.each(["TRACE", "PROPFIND", "MKCALENDAR"])(
+    "refuses the %s method with 405 before sending anything",
+    async (method) => {
+      const total = sim.stats().requests.total;
+      const answer = await raw(
+        `${method} /repos/acme/widgets HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: token ${token}\r\nconnection: close\r\n\r\n`,
+      );
+      expect(answer.status).toBe(405);
+      expect(sim.stats().requests.total).toBe(total);
+    },
+  );
 
   it("refuses CONNECT tunnels", async () => {
     const hits = victimHits;
