@@ -64,6 +64,10 @@ export class GraphQLAnalyzer {
   ): GraphQLAnalysis | AnalysisFailure {
     const parsed = this.#parse(query);
     if ("error" in parsed) return { error: "syntax", message: parsed.error };
+    // Everything below walks the variables recursively; absurd nesting would overflow the stack.
+    if (nestingDepth(variables, MAX_VARIABLE_DEPTH) > MAX_VARIABLE_DEPTH) {
+      return { error: "operation", message: `variables nest deeper than ${MAX_VARIABLE_DEPTH} levels` };
+    }
     const variablesKey = stableStringify(variables);
     const key = `${parsed.id}\u0000${operationName ?? ""}\u0000${variablesKey}`;
     const known = this.#analyses.get(key);
@@ -114,4 +118,21 @@ export class GraphQLAnalyzer {
     this.#documents.set(query, parsed);
     return parsed;
   }
+}
+
+/** No GitHub input type nests anywhere near this deep. */
+const MAX_VARIABLE_DEPTH = 64;
+
+/** Depth of nested arrays and objects, counted without recursion and only up to `limit` + 1. */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== "object") continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
