@@ -16,6 +16,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+const MAX_VARIABLE_DEPTH = 64;
+
+/** True when arrays/objects nest deeper than `limit`; iterative, so any depth is safe to ask about. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function readGraphQL(state: SimState, body: Buffer): GraphQLRequestInfo {
   const blank = {
     query: "",
@@ -56,6 +70,19 @@ function readGraphQL(state: SimState, body: Buffer): GraphQLRequestInfo {
       query,
       operationName,
       prepared: { document: undefined, operations: [], errors: [{ message: "Variables are invalid JSON." }] },
+    };
+  }
+  // Costing and execution walk the variables recursively: absurd nesting is refused here.
+  if (nestedDeeperThan(variables, MAX_VARIABLE_DEPTH)) {
+    return {
+      ...blank,
+      query,
+      operationName,
+      prepared: {
+        document: undefined,
+        operations: [],
+        errors: [{ message: "Variables are nested too deeply." }],
+      },
     };
   }
   const prepared = state.documents.prepare(query);
