@@ -178,6 +178,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     await redis.set(epochKey, String(Date.now()), "NX");
     health.onChange((healthy) => {
       if (!healthy) return;
+      // Invalidations published while this broker was cut off were missed.
+      cache.clearLocal();
       void (async () => {
         if (await redis.exists(epochKey)) return;
         await redis.set(epochKey, String(Date.now()), "NX");
@@ -194,8 +196,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       maxBytes: config.cache.maxBytes,
       maxEntryBytes: config.cache.maxEntryBytes,
       retainSeconds: config.cache.retainSeconds,
+      localBytes: config.cache.localBytes,
+      pubsub,
     });
-    cache.start();
+    await cache.start();
     closers.push(() => cache.close());
 
     const gate = new BudgetGate({

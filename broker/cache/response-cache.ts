@@ -13,11 +13,15 @@
  * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
  *        recently used entries are deleted. Touches are batched (at most one per key per second)
  *        so a hit does not cost an extra write each time.
+ * Local  a bounded in-process tier (local-answer-cache.ts) serves fresh answers without Redis;
+ *        invalidations are published on p:invalidated so every broker drops what they touch.
  * Errors are never stored: callers store only 2xx answers.
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { PubSubHub } from "../redis/pubsub-hub.js";
 import type { Tag } from "./core/resource-tags.js";
+import { LocalAnswerCache } from "./local-answer-cache.js";
 
 export interface CachedAnswer {
   readonly status: number;
@@ -42,6 +46,10 @@ export interface ResponseCacheOptions {
   readonly maxBytes: number;
   readonly maxEntryBytes: number;
   readonly retainSeconds: number;
+  /** Bytes of answers kept in process as well. @defaultValue 0 (none) */
+  readonly localBytes?: number;
+  /** Where invalidations are heard (required for the local tier to be used across brokers). */
+  readonly pubsub?: PubSubHub;
   /** @defaultValue Date.now */
   readonly now?: () => number;
 }
@@ -50,6 +58,9 @@ export interface CacheStats {
   readonly entries: number;
   readonly bytes: number;
   readonly evictions: number;
+  /** The in-process tier. */
+  readonly localEntries: number;
+  readonly localBytes: number;
 }
 
 export class ResponseCache {
@@ -62,12 +73,33 @@ export class ResponseCache {
   #touchTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #evictions = 0;
+  readonly #local: LocalAnswerCache;
+  #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: ResponseCacheOptions) {
     this.#redis = options.redis;
     this.#p = options.prefix;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    // Without a way to hear other brokers' invalidations, a local tier could serve answers they
+    // invalidated: it is only enabled with pub/sub.
+    this.#local = new LocalAnswerCache(options.pubsub ? (options.localBytes ?? 0) : 0);
+  }
+
+  get #invalidations(): string {
+    return `${this.#p}:invalidated`;
+  }
+
+  /** A fresh answer from the in-process tier, or undefined (then ask lookup()). */
+  localFresh(key: string, freshMs: number): { answer: CachedAnswer; hashed: string } | undefined {
+    const hashed = ResponseCache.hashKey(key);
+    const answer = this.#local.fresh(hashed, freshMs, this.#now());
+    return answer ? { answer, hashed } : undefined;
+  }
+
+  /** Forget every local answer (after a Redis reconnect, when invalidations may have been missed). */
+  clearLocal(): void {
+    this.#local.clear();
   }
 
   static hashKey(key: string): string {
@@ -95,12 +127,15 @@ export class ResponseCache {
     }
     const tagsCurrent = tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);
     this.#touch(hashed);
-    return { answer: { ...meta, body: raw.body }, tagsCurrent, generations };
+    const answer = { ...meta, body: raw.body };
+    if (tagsCurrent) this.#local.put(hashed, answer);
+    return { answer, tagsCurrent, generations };
   }
 
   async store(key: string, answer: CachedAnswer): Promise<boolean> {
     if (answer.body.length > this.#options.maxEntryBytes) return false;
     const hashed = ResponseCache.hashKey(key);
+    this.#local.put(hashed, answer);
     const entryKey = `${this.#p}:c:${hashed}`;
     const { body, ...meta } = answer;
     const size = body.length + 256;
@@ -145,6 +180,8 @@ export class ResponseCache {
     for (const ids of idSets) for (const id of ids) all.add(`node:${id}`);
     const pipeline = this.#redis.pipeline();
     for (const tag of all) pipeline.incr(`${this.#p}:g:${tag}`);
+    pipeline.publish(this.#invalidations, JSON.stringify([...all]));
+    this.#local.invalidate([...all]);
     await pipeline.exec();
   }
 
@@ -186,11 +223,26 @@ export class ResponseCache {
       this.#redis.zcard(`${this.#p}:lru`),
       this.#redis.get(`${this.#p}:bytes`),
     ]);
-    return { entries, bytes: Number(bytes ?? 0), evictions: this.#evictions };
+    return {
+      entries,
+      bytes: Number(bytes ?? 0),
+      evictions: this.#evictions,
+      localEntries: this.#local.size,
+      localBytes: this.#local.bytes,
+    };
   }
 
-  /** Starts the periodic sweep of entries unused for retainSeconds. */
-  start(): void {
+  /** Starts the periodic sweep of entries unused for retainSeconds, and listens for invalidations. */
+  async start(): Promise<void> {
+    if (this.#options.pubsub) {
+      this.#unsubscribe = await this.#options.pubsub.subscribe(this.#invalidations, (message) => {
+        try {
+          this.#local.invalidate(JSON.parse(message.toString("utf8")) as Tag[]);
+        } catch {
+          this.#local.clear();
+        }
+      });
+    }
     this.#sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), 60_000);
     this.#sweepTimer.unref();
   }
@@ -205,6 +257,8 @@ export class ResponseCache {
   }
 
   async close(): Promise<void> {
+    await this.#unsubscribe?.();
+    this.#local.clear();
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     this.#sweepTimer = undefined;
     if (this.#touchTimer) clearTimeout(this.#touchTimer);

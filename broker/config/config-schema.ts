@@ -134,6 +134,14 @@ export const configSchema = z.strictObject({
         .min(1024)
         .default(8 * 1024 * 1024)
         .describe("Answers larger than this are not cached."),
+      localBytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(64 * 1024 * 1024)
+        .describe(
+          "Fresh answers also kept in this broker's memory (no Redis round trip on a hit); 0 disables. Invalidations reach it through Redis pub/sub.",
+        ),
       retainSeconds: z
         .number()
         .int()

@@ -185,6 +185,7 @@ export class GatewayServer {
   readonly #options: GatewayServerOptions;
   readonly #server: Server;
   #inFlight = 0;
+  readonly #rewritten = new WeakMap<Buffer, Map<string, Buffer>>();
   #draining = false;
   #drained: (() => void) | undefined;
 
@@ -437,6 +438,23 @@ export class GatewayServer {
     o.observe?.({ request, response, status: reply.status, error: failure, durationMs: Date.now() - now });
   }
 
+  /**
+   * Body URL rewriting, memoised per answer body: a cache hit hands out the same Buffer every time,
+   * so its rewritten form is computed once per client base (and collected with the answer).
+   */
+  #rewrite(body: Buffer, clientBase: string): Buffer {
+    let byBase = this.#rewritten.get(body);
+    const known = byBase?.get(clientBase);
+    if (known) return known;
+    const rewritten = rewriteBodyUrls(body, this.#options.upstreamBase, clientBase);
+    if (!byBase) {
+      byBase = new Map();
+      this.#rewritten.set(body, byBase);
+    }
+    if (byBase.size < 8) byBase.set(clientBase, rewritten);
+    return rewritten;
+  }
+
   #rateHeaders(view: RateLimitSnapshot): Record<string, string> {
     return {
       "x-ratelimit-limit": String(Math.floor(view.limit)),
@@ -475,7 +493,7 @@ export class GatewayServer {
     // How long the broker held this request on purpose (batching window, budget, upstream queue).
     headers["x-ao-broker-wait-ms"] = String(Math.round(response.waitedMs ?? 0));
     const body = /json/.test(headers["content-type"] ?? "")
-      ? rewriteBodyUrls(response.body, this.#options.upstreamBase, clientBase)
+      ? this.#rewrite(response.body, clientBase)
       : response.body;
     return { status: response.status, headers, body };
   }

@@ -106,6 +106,9 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     }
     if (!c.cacheable) return next(request);
 
+    const local = cache.localFresh(c.cacheKey, c.freshMs);
+    if (local) return answerToResponse(request, local.answer, "HIT");
+
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
       lookup = await cache.lookup(c.cacheKey, c.reads);

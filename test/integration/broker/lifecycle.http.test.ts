@@ -87,7 +87,8 @@ describe("the broker's lifecycle service", () => {
     await ipc.watch({ sessionId: "s-frob", repo: "acme/widgets", branch: "feature/frobnicator" });
     const summary = await until(async () => {
       const s = await sessionStatus("s-frob");
-      return s?.prKey ? s : undefined;
+      // The PR is found first, then read: wait until its state is decided.
+      return s?.prKey && s.status !== "detecting" && s.status !== "pr_open" ? s : undefined;
     });
     expect(summary.prKey).toBe("acme/widgets#1");
     expect(summary.status).toBe("ci_failed");
@@ -95,7 +96,9 @@ describe("the broker's lifecycle service", () => {
     expect(event("s-frob", "ci-failed")?.topic).toBe("lifecycle.ci-failed");
   });
 
-  it("invalidates an agent's cached answer when it sees the PR change, so the agent sees it at once", async () => {
+  it("invalidates an agent's cached answer when it sees the PR change, so the agent sees it at once", {
+    timeout: 40_000,
+  }, async () => {
     const { token } = await broker.openSession("agent");
     const agent = new Octokit({ baseUrl: broker.broker.gatewayUrl, auth: token });
     const read = () =>
@@ -105,7 +108,7 @@ describe("the broker's lifecycle service", () => {
     const before = await read();
     expect((await read()).headers["x-ao-broker-cache"]).toBe("HIT");
     sim.inject({ type: "merge", pr: 1, method: "SQUASH" });
-    await until(async () => event("s-frob", "pr-merged"));
+    await until(async () => event("s-frob", "pr-merged"), 20_000);
     const after = await read();
     expect(after.headers["x-ao-broker-cache"]).not.toBe("HIT");
     expect(before.data).toEqual({ data: { repository: { pullRequest: { state: "OPEN" } } } });
