@@ -288,3 +288,44 @@ describe("two brokers on one Redis", () => {
     }
   }, 30_000);
 });
+
+describe("the in-process cache tier across brokers", () => {
+  it("drops an answer on every broker when a write through another broker invalidates it", async () => {
+    const sim = await startSimulator({ port: 0 });
+    const prefix = redis.prefix();
+    const one = await startBrokerUnderTest({ redisUrl: redis.url, prefix, upstreamUrl: sim.url });
+    const two = await startBrokerUnderTest({ redisUrl: redis.url, prefix, upstreamUrl: sim.url });
+    try {
+      const reader = new Octokit({
+        baseUrl: two.broker.gatewayUrl,
+        auth: (await two.openSession("reader")).token,
+      });
+      const writer = new Octokit({
+        baseUrl: one.broker.gatewayUrl,
+        auth: (await one.openSession("writer")).token,
+      });
+      const list = () =>
+        reader.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          owner: "acme",
+          repo: "widgets",
+          issue_number: 11,
+        });
+      const before = await list();
+      expect((await list()).headers["x-ao-broker-cache"]).toBe("HIT");
+      await writer.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: "acme",
+        repo: "widgets",
+        issue_number: 11,
+        body: "from the other broker",
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const after = await list();
+      expect(after.headers["x-ao-broker-cache"]).not.toBe("HIT");
+      expect((after.data as unknown[]).length).toBe((before.data as unknown[]).length + 1);
+    } finally {
+      await one.close();
+      await two.close();
+      await sim.close();
+    }
+  });
+});
