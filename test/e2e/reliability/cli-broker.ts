@@ -30,6 +30,8 @@ export class CliBroker {
   readonly gatewayUrl: string;
   /** Everything every incarnation printed. */
   readonly outputs: string[] = [];
+  /** How the last incarnation ended. */
+  lastExit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #running: LongRunning | undefined;
   readonly #options: CliBrokerOptions;
 
@@ -75,6 +77,9 @@ export class CliBroker {
     }
     const running = await startCli(args, /ao-broker listening/, this.env, 30_000);
     this.#running = running;
+    running.child.once("exit", (code, signal) => {
+      this.lastExit = { code, signal };
+    });
     running.exited.then(() => this.outputs.push(running.output()));
   }
 
