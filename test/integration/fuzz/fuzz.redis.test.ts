@@ -23,9 +23,9 @@ describe("the broker under fuzzed input", () => {
   it("answers every input clearly, never crashes or hangs, and keeps its memory", async () => {
     const report: FuzzReport = await runFuzz(fuzz.target, {
       seed: 20261129,
-      http: 2_000,
-      ipc: 600,
-      config: 600,
+      http: 1_300,
+      ipc: 400,
+      config: 400,
     });
     process.stdout.write(
       `fuzz: ${report.inputs.total} inputs in ${report.durationMs} ms; RSS ${report.rssMb.afterWarmup} → ${report.rssMb.end} MB (peak ${report.rssMb.peak}); fds ${report.fds.afterWarmup} → ${report.fds.end}\n${JSON.stringify(report.outcomes)}\n`,
