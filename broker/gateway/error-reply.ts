@@ -53,7 +53,21 @@ export function errorReply(error: unknown, context: { graphql: boolean }): Error
       rateLimited?: boolean;
       resetEpochSeconds?: number;
       retryAfterSeconds?: number;
+      reset?: number;
+      resource?: string;
+      waitedMs?: number;
     };
+    if (error.code === BudgetErrors.AO_ERR_BUDGET_EXHAUSTED) {
+      // The caller's deadline passed while the shared budget was spent: GitHub's own rate-limit
+      // answer, so gh prints it as it would print GitHub's, with the broker's reason in the message.
+      const resetAt = data.reset ? new Date(data.reset * 1000).toISOString() : "the end of the window";
+      const waited = data.waitedMs ? ` after waiting ${Math.round(data.waitedMs / 1000)}s` : "";
+      return rateLimitedReply({
+        graphql: context.graphql,
+        resetEpochSeconds: data.reset,
+        message: `API rate limit exceeded: ao-broker's shared ${data.resource ?? "GitHub"} budget is spent${waited}; it resets at ${resetAt}.`,
+      });
+    }
     if (data.rateLimited) {
       return rateLimitedReply({
         graphql: context.graphql,

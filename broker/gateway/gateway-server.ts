@@ -30,6 +30,14 @@ import {
   rewriteUpstreamUrls,
 } from "./core/request-target.js";
 import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
+import {
+  BodyTooLarge,
+  bearer,
+  isLoopback,
+  lowerHeaders,
+  parseGraphQLBody,
+  readBody,
+} from "./read-request.js";
 
 export interface GatewayEvent {
   readonly request: GhRequest;
@@ -83,98 +91,6 @@ export interface GatewayServerOptions {
   readonly blobFetch?:
     | ((url: string) => Promise<{ status: number; headers: Record<string, string>; body: Buffer }>)
     | undefined;
-}
-
-function lowerHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function bearer(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return !!address && (address === "::1" || address.startsWith("127.") || address === "::ffff:127.0.0.1");
-}
-
-class BodyTooLarge extends Error {}
-
-/**
- * Reads a body up to `limit` bytes. Past the limit it stops keeping data but goes on reading (and
- * discarding) so the 413 reaches the client instead of a connection reset; a client that keeps
- * sending far beyond the limit is cut off.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    let tooLarge = declared > limit;
-    if (tooLarge) reject(new BodyTooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit * 4 + 65_536) {
-        req.destroy();
-        return;
-      }
-      if (tooLarge) return;
-      if (size > limit) {
-        tooLarge = true;
-        chunks.length = 0;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-type GraphQLParse = { payload: GraphQLPayload } | { reply: ErrorReply };
-
-function parseGraphQLBody(body: Buffer): GraphQLParse {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString("utf8"));
-  } catch {
-    return { reply: githubError(400, "Problems parsing JSON") };
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { reply: githubError(400, "Problems parsing JSON") };
-  }
-  const record = parsed as { query?: unknown; variables?: unknown; operationName?: unknown };
-  if (typeof record.query !== "string" || record.query.trim() === "") {
-    return {
-      reply: {
-        status: 200,
-        headers: { "content-type": "application/json; charset=utf-8" },
-        body: Buffer.from(
-          JSON.stringify({
-            errors: [{ message: "A query attribute must be specified and must be a string." }],
-          }),
-        ),
-      },
-    };
-  }
-  const variables = record.variables ?? {};
-  if (variables === null || typeof variables !== "object" || Array.isArray(variables)) {
-    return { reply: githubError(400, "Variables are invalid JSON.") };
-  }
-  return {
-    payload: {
-      query: record.query,
-      variables: variables as Record<string, unknown>,
-      operationName: typeof record.operationName === "string" ? record.operationName : undefined,
-    },
-  };
 }
 
 function formatCost(cost: number): string {
