@@ -13,9 +13,7 @@ import { createLogger, type Logger } from "../common/index.js";
 import { loadGitHubSchema } from "../github/index.js";
 import { type RunningSimulator, startSimulator } from "../github-sim/index.js";
 import {
-  createLifecycleService,
   createRedisDeliveryDedupe,
-  createRedisWatchStore,
   createWebhookHandler,
   type LifecycleConfig,
   resolveLifecycleConfig,
@@ -37,14 +35,13 @@ import { DegradedUpstream } from "./degraded-upstream.js";
 import { GatewayServer } from "./gateway/gateway-server.js";
 import { IpcServer } from "./ipc/index.js";
 import { createIpcHandlers } from "./ipc-handlers.js";
-import { LifecycleLeader } from "./lifecycle-leader.js";
-import { createLifecyclePorts, lifecycleEventChannel } from "./lifecycle-ports.js";
+import { lifecycleEventChannel } from "./lifecycle-ports.js";
+import { createLifecycleLeader } from "./lifecycle-wiring.js";
 import { LocalBudget } from "./local-budget.js";
 import { BrokerObservability } from "./observability.js";
 import { batchLayer } from "./pipeline/batch-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
 import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
-import type { UpstreamPort } from "./pipeline/ports.js";
 import { rateLimitProbe } from "./rate-limit-probe.js";
 import { createRedisClient, describeRedisUrl, type ResolvedRedis, resolveRedis } from "./redis/index.js";
 import { PubSubHub } from "./redis/pubsub-hub.js";
@@ -53,6 +50,7 @@ import { CallerResolver } from "./sessions/caller-resolver.js";
 import { SessionStats } from "./sessions/session-stats.js";
 import { SessionStore } from "./sessions/session-store.js";
 import { UpstreamClient, UpstreamQueue } from "./upstream/index.js";
+import { createUpstreamPort } from "./upstream-port.js";
 
 export const BROKER_VERSION = "0.1.0";
 
@@ -232,27 +230,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     closers.push(() => queue.close());
     await learnBuckets(client, gate, logger, localBudget);
     const degraded = new DegradedUpstream({ client });
-    const upstream: UpstreamPort = {
-      send: (request) =>
-        observability.traceUpstream(request, async () => {
-          if (!health.healthy) return degraded.send(request);
-          try {
-            const result = await queue.submit(request);
-            return {
-              status: result.status,
-              headers: result.headers,
-              body: result.body,
-              queueWaitMs: result.queueWaitMs,
-              graphqlCost: result.graphqlCost,
-            };
-          } catch (error) {
-            // The queue lives in Redis. If Redis went away under this read, send it directly; a
-            // write's fate is the queue's to report (it never silently runs twice).
-            if (health.healthy || request.mutation || !request.idempotent) throw error;
-            return degraded.send(request);
-          }
-        }),
-    };
+    const upstream = createUpstreamPort({ queue, degraded, health, observability });
 
     const schema = loadGitHubSchema();
     // Validated now, so a bad key fails start-up with its name.
@@ -293,44 +271,18 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
 
     // One lifecycle poller per Redis: the broker holding the lease runs it, the others forward to it.
     const leader = config.lifecycle.enabled
-      ? new LifecycleLeader({
+      ? createLifecycleLeader({
           redis,
+          redisUrl: redisLocation.url,
           pubsub,
           prefix,
-          logger: logger.child({ component: "lifecycle" }),
-          createService: () => {
-            const watchStore = createRedisWatchStore({
-              location: redisLocation.url,
-              keyPrefix: prefix,
-              logger: logger.child({ component: "lifecycle" }),
-            });
-            const service = createLifecycleService({
-              ports: createLifecyclePorts({
-                pipeline,
-                classify,
-                cache,
-                gate,
-                redis,
-                prefix,
-                run: async (request, send) => {
-                  const response = await observability.traceRequest(request, send);
-                  observability.recordAnswer(request.caller, request, response, response.status);
-                  return response;
-                },
-              }),
-              store: watchStore,
-              config: lifecycleSettings,
-              instrument: observability.lifecycleInstrumentation(),
-              logger: logger.child({ component: "lifecycle" }),
-            });
-            return {
-              ...service,
-              close: async () => {
-                await service.close();
-                await watchStore.close();
-              },
-            };
-          },
+          pipeline,
+          classify,
+          cache,
+          gate,
+          observability,
+          settings: lifecycleSettings,
+          logger,
         })
       : undefined;
     const webhookSecret = resolved.webhookSecret?.reveal();

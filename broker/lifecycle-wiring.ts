@@ -1,0 +1,69 @@
+/**
+ * Builds the broker's lifecycle poller: a LifecycleLeader (one poller per Redis) whose service
+ * reads through this broker's pipeline, keeps its watches in the shared Redis store, and is traced
+ * and accounted like any session's requests.
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "../common/index.js";
+import { createLifecycleService, createRedisWatchStore, type LifecycleConfig } from "../lifecycle/index.js";
+import type { BudgetGate } from "./budget/index.js";
+import type { ResponseCache } from "./cache/response-cache.js";
+import { LifecycleLeader } from "./lifecycle-leader.js";
+import { createLifecyclePorts } from "./lifecycle-ports.js";
+import type { BrokerObservability } from "./observability.js";
+import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
+import type { Handler } from "./pipeline/types.js";
+import type { PubSubHub } from "./redis/pubsub-hub.js";
+
+export interface LifecycleWiring {
+  readonly redis: Redis;
+  readonly redisUrl: string;
+  readonly pubsub: PubSubHub;
+  readonly prefix: string;
+  readonly pipeline: Handler;
+  readonly classify: (input: ClassifyInput) => RequestClass;
+  readonly cache: ResponseCache;
+  readonly gate: BudgetGate;
+  readonly observability: BrokerObservability;
+  readonly settings: Partial<LifecycleConfig>;
+  readonly logger: Logger;
+}
+
+export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
+  const logger = w.logger.child({ component: "lifecycle" });
+  return new LifecycleLeader({
+    redis: w.redis,
+    pubsub: w.pubsub,
+    prefix: w.prefix,
+    logger,
+    createService: () => {
+      const watchStore = createRedisWatchStore({ location: w.redisUrl, keyPrefix: w.prefix, logger });
+      const service = createLifecycleService({
+        ports: createLifecyclePorts({
+          pipeline: w.pipeline,
+          classify: w.classify,
+          cache: w.cache,
+          gate: w.gate,
+          redis: w.redis,
+          prefix: w.prefix,
+          run: async (request, send) => {
+            const response = await w.observability.traceRequest(request, send);
+            w.observability.recordAnswer(request.caller, request, response, response.status);
+            return response;
+          },
+        }),
+        store: watchStore,
+        config: w.settings,
+        instrument: w.observability.lifecycleInstrumentation(),
+        logger,
+      });
+      return {
+        ...service,
+        close: async () => {
+          await service.close();
+          await watchStore.close();
+        },
+      };
+    },
+  });
+}
