@@ -43,6 +43,7 @@ export async function sendAgentRequest(
   const facts = kind.ok ? extractFacts(request.operation, request.subject, json) : [];
   await path.recorder.recordRequest({
     operation: request.operation,
+    status: answer.status,
     latencyRealMs: answer.latencyMs,
     ok: kind.ok,
     rateLimit: kind.rateLimit,

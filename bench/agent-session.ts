@@ -186,13 +186,19 @@ export class AgentSession {
     const onAbort = () => stop.abort();
     this.#d.signal.addEventListener("abort", onAbort, { once: true });
     const loops = this.#agent.loops[phase].map((loop) => this.#background(loop, stop.signal));
+    let result: T;
     try {
-      return await body();
+      result = await body();
     } finally {
       stop.abort();
       this.#d.signal.removeEventListener("abort", onAbort);
-      await Promise.allSettled(loops);
     }
+    // A loop that failed for a reason other than stopping is a bench bug: fail the session loudly.
+    const failed = (await Promise.allSettled(loops)).find(
+      (r): r is PromiseRejectedResult => r.status === "rejected",
+    );
+    if (failed && !this.#d.signal.aborted) throw failed.reason;
+    return result;
   }
 
   async #background(loop: PhaseLoop, signal: AbortSignal): Promise<void> {

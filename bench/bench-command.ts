@@ -28,9 +28,11 @@ export async function runBenchCommand(flags: BenchFlags, io: BenchCommandIo = {}
   const write = io.write ?? ((text: string) => process.stdout.write(text));
   const parsed = parseBenchFlags(flags, env);
   const options = { ...parsed.options, ...(io.commandLine ? { commandLine: io.commandLine } : {}) };
+  // The JSON is rewritten after every step: a run stopped half-way keeps what it measured.
+  const onStep = (partial: BenchReport) => writeBenchOutputs(partial, { json: parsed.json });
   let report = parsed.target
     ? await runTargetBench(options, parsed.target, env)
-    : (await runBench(options)).report;
+    : (await runBench({ ...options, onStep })).report;
   if (parsed.realGh) {
     const transport = new HttpTransport({ connections: 16 });
     try {

@@ -26,6 +26,7 @@ export interface BenchFlags {
   readonly timeBudgetS?: string;
   readonly maxSessions?: string;
   readonly brokerConfig?: string;
+  readonly brokerProcess?: string;
   readonly progress?: boolean;
 }
 
@@ -159,6 +160,13 @@ export function parseBenchFlags(
   const timeBudgetS = number("--time-budget-s", flags.timeBudgetS, 10, 7 * 86_400, false);
   const maxSessions = number("--max-sessions", flags.maxSessions, 1, 10_000);
   const brokerConfig = flags.brokerConfig === undefined ? undefined : readBrokerConfig(flags.brokerConfig);
+  if (
+    flags.brokerProcess !== undefined &&
+    flags.brokerProcess !== "child" &&
+    flags.brokerProcess !== "in-process"
+  ) {
+    throw invalid("--broker-process", `expected child or in-process, got "${flags.brokerProcess}"`);
+  }
   if (target && flags.realGh)
     throw invalid(
       "--real-gh",
@@ -175,6 +183,7 @@ export function parseBenchFlags(
     ...(maxSessions !== undefined ? { maxSessions } : {}),
     ...(flags.enforceLimits ? { enforceLimits: true } : {}),
     ...(brokerConfig ? { brokerConfig } : {}),
+    ...(flags.brokerProcess ? { brokerProcess: flags.brokerProcess as "child" | "in-process" } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
   };
   return { options, json: flags.json, svg: flags.svg, realGh: flags.realGh ?? false, target };

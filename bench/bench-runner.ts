@@ -9,6 +9,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { findRedisServer, redisServerVersion, startEmbeddedRedis } from "../broker/index.js";
 import { AoError } from "../common/index.js";
+import type { BrokerProcessMode } from "./arms/broker-launcher.js";
 import type { Profile } from "./core/profile-schema.js";
 import {
   ARMS,
@@ -65,10 +66,14 @@ export interface BenchOptions {
   /** Overrides the plan (tests use tiny windows). */
   readonly plan?: Partial<StepPlanOptions>;
   readonly search?: Partial<SearchOptions>;
+  /** Called with the report so far after every step (so an interrupted run keeps what it measured). */
+  readonly onStep?: (partial: BenchReport) => void;
   /** Use this Redis for the broker arm instead of starting a private one (tests). */
   readonly redisUrl?: string;
   /** Broker config overrides (JSON, config-shaped) applied before the time constants are scaled. */
   readonly brokerConfig?: Readonly<Record<string, unknown>>;
+  /** Run the broker as its own process (measurable CPU and memory) or in this one. @defaultValue child when dist/cli.js exists */
+  readonly brokerProcess?: BrokerProcessMode;
 }
 
 export interface BenchRun {
@@ -163,6 +168,32 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   const toBudget: Partial<Record<ArmName, number>> = {};
   const notes: string[] = [];
   let stepCounter = 0;
+  const buildReport = (): BenchReport => ({
+    tool: "ao-broker bench",
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: machine(),
+    command: options.commandLine ?? "ao-broker bench",
+    options: {
+      quick,
+      profile: profile.name,
+      arms,
+      sessions: options.sessions ?? "auto",
+      windowS: options.windowS ?? null,
+      enforceLimits: options.enforceLimits ?? false,
+      brokerConfig: options.brokerConfig ?? null,
+      plan,
+      search,
+    },
+    method: methodText(profile, plan, options.enforceLimits ?? false),
+    runs,
+    sessionsToBudget: toBudget,
+    sessionsToBudgetBound: bounds,
+    calibration: calibration(runs),
+    notes,
+    realGh: null,
+  });
+
   try {
     for (const [armIndex, arm] of arms.entries()) {
       const points: SearchPoint[] = [];
@@ -196,6 +227,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           costs,
           redisUrl: options.redisUrl ?? redis?.url ?? "",
           ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
+          ...(options.brokerProcess ? { brokerProcess: options.brokerProcess } : {}),
           stepId: `${process.pid}x${stepCounter++}`,
           enforceLimits: options.enforceLimits ?? false,
           onProgress: (phase, fraction) => progress.stepProgress(phase, fraction),
@@ -213,6 +245,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           );
         }
         progress.stepDone(outcome.result);
+        options.onStep?.(buildReport());
       }
       const best = sessionsToBudget(points);
       toBudget[arm] = best;
@@ -230,30 +263,6 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
     await redis?.stop();
     rmSync(redisDir, { recursive: true, force: true });
   }
-  const report: BenchReport = {
-    tool: "ao-broker bench",
-    startedAt: started.toISOString(),
-    finishedAt: new Date().toISOString(),
-    machine: machine(),
-    command: options.commandLine ?? "ao-broker bench",
-    options: {
-      quick,
-      profile: profile.name,
-      arms,
-      sessions: options.sessions ?? "auto",
-      windowS: options.windowS ?? null,
-      enforceLimits: options.enforceLimits ?? false,
-      brokerConfig: options.brokerConfig ?? null,
-      plan,
-      search,
-    },
-    method: methodText(profile, plan, options.enforceLimits ?? false),
-    runs,
-    sessionsToBudget: toBudget,
-    sessionsToBudgetBound: bounds,
-    calibration: calibration(runs),
-    notes,
-    realGh: null,
-  };
+  const report = buildReport();
   return { report };
 }

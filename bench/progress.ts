@@ -59,6 +59,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, enab
   let done = 0;
   return {
     armStarted: (arm, planned) => {
+      if (currentArm) arms.get(currentArm)?.update(done, { info: "done" });
       arms.set(arm, multi.create(planned, 0, { label: arm.padEnd(8), info: "" }));
       currentArm = arm;
       done = 0;
@@ -86,7 +87,6 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, enab
     note: (line) => multi.log(`${line}\n`),
     stop: () => {
       if (current) multi.remove(current);
-      for (const [arm, bar] of arms) bar.update(bar.getTotal(), { info: `${arm} done` });
       multi.stop();
     },
   };

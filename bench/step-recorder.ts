@@ -13,6 +13,7 @@ import type { TruthTracker } from "./truth-tracker.js";
 
 export interface RequestObservation {
   readonly operation: string;
+  readonly status?: number | undefined;
   readonly latencyRealMs: number;
   readonly ok: boolean;
   readonly rateLimit: RateLimitKind | null;
@@ -65,6 +66,7 @@ export interface RecorderSummary {
   readonly pollCycleSeconds: { readonly p50: number | null; readonly p95: number | null };
   readonly cache: CacheMix;
   readonly commandsByName: Readonly<Record<string, number>>;
+  readonly agentErrorsByOperation: Readonly<Record<string, number>>;
 }
 
 export class StepRecorder {
@@ -75,6 +77,7 @@ export class StepRecorder {
   readonly #cycles: number[] = [];
   readonly #cache = new Map<string, number>();
   readonly #commands = new Map<string, number>();
+  readonly #errors = new Map<string, number>();
   #requests = 0;
   #rateLimited = 0;
   #secondary = 0;
@@ -111,7 +114,11 @@ export class StepRecorder {
           observation.graphql.variables,
         );
       else this.#refusedRest++;
-    } else if (!observation.ok) this.#otherErrors++;
+    } else if (!observation.ok) {
+      this.#otherErrors++;
+      const key = `${observation.operation} ${observation.status ?? "?"}`;
+      this.#errors.set(key, (this.#errors.get(key) ?? 0) + 1);
+    }
     if (observation.cacheLabel) {
       this.#labelled++;
       this.#cache.set(observation.cacheLabel, (this.#cache.get(observation.cacheLabel) ?? 0) + 1);
@@ -183,6 +190,7 @@ export class StepRecorder {
         batchedRatio: ratio(count("BATCHED")),
       },
       commandsByName: Object.fromEntries([...this.#commands].sort(([a], [b]) => a.localeCompare(b))),
+      agentErrorsByOperation: Object.fromEntries([...this.#errors].sort(([a], [b]) => a.localeCompare(b))),
     };
   }
 }

@@ -16,6 +16,7 @@ import { AgentSession } from "./agent-session.js";
 import type { ArmEnv } from "./arms/arm-env.js";
 import type { ArmInstance, SessionSpec } from "./arms/arm-types.js";
 import { type BrokerArmInfo, startBrokerArm } from "./arms/broker-arm.js";
+import type { BrokerProcessMode } from "./arms/broker-launcher.js";
 import { startTokenArm } from "./arms/token-arm.js";
 import { initialPhases } from "./core/initial-phases.js";
 import type { Profile } from "./core/profile-schema.js";
@@ -54,6 +55,7 @@ export interface StepInput {
   readonly enforceLimits?: boolean;
   /** Broker config overrides applied before scaling (broker arm only). */
   readonly brokerConfig?: Readonly<Record<string, unknown>>;
+  readonly brokerProcess?: BrokerProcessMode;
   readonly onProgress?: (phase: StepPhase, fraction: number) => void;
 }
 
@@ -82,11 +84,16 @@ function delta(after: SimStats, before: SimStats) {
   };
 }
 
+/** Open issues in the step's world: one per session and its likely replacements. */
+function issueCount(input: StepInput): number {
+  const totalSimS = input.timing.warmupSimS + input.timing.measureSimS;
+  return Math.min(20_000, input.sessions * (2 + Math.ceil(totalSimS / 900)) + 10);
+}
+
 async function startSim(input: StepInput): Promise<RunningSimulator> {
-  const { timing, profile, sessions } = input;
+  const { timing, profile } = input;
   const k = timing.scale;
-  const totalSimS = timing.warmupSimS + timing.measureSimS;
-  const issues = Math.min(20_000, sessions * (2 + Math.ceil(totalSimS / 900)) + 10);
+  const issues = issueCount(input);
   return startSimulator({
     port: 0,
     token: `ghp_bench${input.stepId}`,
@@ -123,6 +130,15 @@ function waitReal(ms: number, onTick: (fraction: number) => void): Promise<void>
 }
 
 export async function runStep(input: StepInput): Promise<StepOutcome> {
+  const started = performance.now();
+  const outcome = await runStepInner(input);
+  return {
+    ...outcome,
+    result: { ...outcome.result, stepSeconds: Math.round((performance.now() - started) / 1000) },
+  };
+}
+
+async function runStepInner(input: StepInput): Promise<StepOutcome> {
   const { profile, timing, sessions } = input;
   const progress = input.onProgress ?? (() => undefined);
   progress("starting", 0);
@@ -166,7 +182,7 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
   try {
     try {
       if (input.arm === "broker") {
-        const started = await startBrokerArm(env, input.brokerConfig);
+        const started = await startBrokerArm(env, input.brokerConfig, input.brokerProcess);
         arm = started.arm;
         brokerInfo = started.info;
       } else {
@@ -186,7 +202,7 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
       const spec: SessionSpec = {
         id: `s${index}`,
         index,
-        issue: (index % 20_000) + 1,
+        issue: (index % issueCount(input)) + 1,
         branch: `ao/s${index}`,
       };
       const channel = await running.openSession(spec);
@@ -287,6 +303,7 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
       warmupSeconds: timing.warmupSimS,
       timeScale: timing.scale,
       realSeconds: Math.round(realSeconds * 10) / 10,
+      stepSeconds: 0,
       graphqlPointsPerHour: Math.round(graphqlPointsPerHour),
       restCorePerHour: Math.round(restCorePerHour),
       graphqlPointsCharged: used.graphqlPoints,
@@ -300,6 +317,7 @@ export async function runStep(input: StepInput): Promise<StepOutcome> {
       agentCommands: summary.agentCommands,
       agentRateLimitErrors: summary.agentRateLimitErrors,
       agentOtherErrors: summary.agentOtherErrors,
+      agentErrorsByOperation: summary.agentErrorsByOperation,
       addedWaitMs: summary.addedWaitMs,
       stalenessMs: summary.stalenessMs,
       answersJudged: summary.answersJudged,

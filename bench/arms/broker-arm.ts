@@ -7,20 +7,22 @@
  * a broker without one gets AO's loop THROUGH its gateway instead, and the report says so.
  */
 import { join } from "node:path";
-import { configSchema, startBroker } from "../../broker/index.js";
+import { configSchema } from "../../broker/index.js";
 import { type BrokerClient, connectBroker } from "../../client/index.js";
-import { isAoError, silentLogger } from "../../common/index.js";
+import { isAoError } from "../../common/index.js";
 import { DEFAULT_LIFECYCLE_CONFIG } from "../../lifecycle/index.js";
 import { type AgentRequestPath, sendAgentRequest } from "../agent-requests.js";
 import { scaleTimeConstants } from "../core/scale-config.js";
 import type { ArmEnv } from "./arm-env.js";
 import type { ArmInstance, Orchestrator, SessionChannel, SessionSpec } from "./arm-types.js";
+import { type BrokerProcessMode, launchBroker } from "./broker-launcher.js";
 import { aoOrchestrator } from "./token-arm.js";
 
 export interface BrokerArmInfo {
   /** Broker settings scaled for this step ("cache.restFreshMs 10000→333", ...). */
   readonly scaled: readonly string[];
   readonly orchestrator: "broker-lifecycle" | "ao-loop-through-gateway";
+  readonly process: BrokerProcessMode;
 }
 
 export interface StartedBrokerArm {
@@ -97,6 +99,7 @@ function merge(
 export async function startBrokerArm(
   env: ArmEnv,
   brokerConfig: Readonly<Record<string, unknown>> = {},
+  processMode?: BrokerProcessMode,
 ): Promise<StartedBrokerArm> {
   const base = configSchema.parse(brokerConfig) as Record<string, unknown>;
   // The lifecycle's settings default inside lifecycle/, not in the broker's schema: scale the
@@ -108,19 +111,19 @@ export async function startBrokerArm(
   };
   const { overrides: scaledOverrides, scaled } = scaleTimeConstants(effective, env.clock.scale);
   const overrides = merge(brokerConfig, scaledOverrides);
-  const broker = await startBroker({
-    overrides: {
+  const broker = await launchBroker({
+    config: {
       ...overrides,
       listen: "127.0.0.1:0",
       socket: join(env.stateDir, "broker.sock"),
       stateDir: env.stateDir,
       upstream: { url: env.upstreamUrl },
       redis: { url: env.redisUrl, prefix: `b${env.stepId}` },
-      logLevel: "silent",
     },
-    env: { GITHUB_TOKEN: env.token },
-    probeLocalRedis: false,
-    logger: silentLogger(),
+    socketPath: join(env.stateDir, "broker.sock"),
+    stateDir: env.stateDir,
+    token: env.token,
+    mode: processMode,
   });
   const client = await connectBroker({
     socketPath: broker.socketPath,
@@ -193,14 +196,14 @@ export async function startBrokerArm(
       name: "broker",
       openSession,
       orchestrator: finalOrchestrator,
-      markWindowStart: () => undefined,
-      resourceUse: () => null,
+      markWindowStart: () => broker.markWindowStart(),
+      resourceUse: () => broker.resourceUse(),
       close: async () => {
         await finalOrchestrator.close();
         await client.close();
         await broker.close();
       },
     },
-    info: () => ({ scaled, orchestrator: mode }),
+    info: () => ({ scaled, orchestrator: mode, process: broker.mode }),
   };
 }

@@ -40,7 +40,10 @@ export interface StepResult {
   readonly warmupSeconds: number;
   /** Time compression of this step (simulated seconds per wall second). */
   readonly timeScale: number;
+  /** Wall seconds of the measured window. */
   readonly realSeconds: number;
+  /** Wall seconds of the whole step: start-up, warm-up, window and tear-down. */
+  readonly stepSeconds: number;
   /** What the arm asked GitHub for, per simulated hour: charged + refused-for-rate-limit. */
   readonly graphqlPointsPerHour: number;
   readonly restCorePerHour: number;
@@ -59,6 +62,8 @@ export interface StepResult {
   readonly agentCommands: number;
   readonly agentRateLimitErrors: number;
   readonly agentOtherErrors: number;
+  /** Agent answers that failed for another reason, by "operation status" (a 404 after a merge, a 422...). */
+  readonly agentErrorsByOperation: Readonly<Record<string, number>>;
   /** Agent request latency minus the simulator's configured latency, simulated ms, ≥ 0. */
   readonly addedWaitMs: Percentiles3;
   readonly stalenessMs: { readonly p50: number | null; readonly p99: number | null };

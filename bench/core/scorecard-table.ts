@@ -89,6 +89,15 @@ export function renderScorecardTable(report: BenchReport): string {
     const bound = report.sessionsToBudgetBound[arm as keyof typeof report.sessionsToBudgetBound];
     lines.push(`  ${arm.padEnd(7)} ${bound === "at-least" ? "≥ " : ""}${n}`);
   }
+  const measured = runs.filter((r) => r.broker !== null);
+  if (measured.length > 0) {
+    lines.push("", "Broker process (CPU in % of one core over the window, peak RSS):");
+    for (const r of measured) {
+      lines.push(
+        `  ${r.sessions} sessions: ${r.broker?.cpuPercent}% CPU, ${r.broker?.rssMb} MB (bench process: ${r.benchProcess.cpuPercent}%, ${r.benchProcess.rssMb} MB)`,
+      );
+    }
+  }
   const c = report.calibration;
   if (c.directPointsPerHourAt5Active !== null) {
     const dev = (c.directPointsPerHourAt5Active - c.target) / c.target;

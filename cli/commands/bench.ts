@@ -29,6 +29,10 @@ export function registerBenchCommand(program: Command): void {
       "--broker-config <file>",
       "broker config overrides (JSON) for the broker arm, applied before time scaling",
     )
+    .option(
+      "--broker-process <mode>",
+      "child (its own process, measured apart; default when built) or in-process",
+    )
     .option("--enforce-limits", "let the simulator refuse past the prorated budget (default: measure demand)")
     .option(
       "--time-budget-s <seconds>",

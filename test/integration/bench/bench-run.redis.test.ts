@@ -72,6 +72,13 @@ describe("runBench", () => {
     expect(direct?.pollCycleSeconds.p50).toBeLessThan(40);
   });
 
+  it("runs the broker as its own process and measures its CPU and memory apart", () => {
+    const broker = report.runs[2];
+    expect(report.notes.join(" ")).toMatch(/its own process/);
+    expect(broker?.broker?.cpuSeconds).toBeGreaterThan(0);
+    expect(broker?.broker?.rssMb).toBeGreaterThan(20);
+  });
+
   it("states the method and how the broker's orchestrator ran", () => {
     expect(report.method.join(" ")).toMatch(/compressed/);
     expect(report.notes.some((n) => n.startsWith("broker:"))).toBe(true);

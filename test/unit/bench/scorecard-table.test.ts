@@ -11,6 +11,7 @@ describe("renderScorecardTable", () => {
         graphqlPointsPerHour: 4200,
         withinBudget: true,
         reasons: [],
+        broker: { cpuSeconds: 30, cpuPercent: 50, rssMb: 210 },
       }),
       stepResult({ arm: "direct", sessions: 5 }),
     ]),
@@ -28,5 +29,9 @@ describe("renderScorecardTable", () => {
     expect(text).toMatch(/broker\s+≥ 80/);
     expect(text).toMatch(/Calibration: direct arm at 5 active sessions spends 9,572 .*\+0%.*ok/);
     expect(text).toContain("broker: a note");
+  });
+
+  it("reports a separate broker process's CPU and memory", () => {
+    expect(text).toContain("80 sessions: 50% CPU, 210 MB");
   });
 });
