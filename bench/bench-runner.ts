@@ -240,8 +240,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
             outcome.broker.orchestrator === "broker-lifecycle"
               ? "the broker's lifecycle service polls PRs (lifecycle.watch)"
               : "this broker runs no lifecycle service, so AO's loop polls THROUGH the broker's gateway";
+          const where =
+            outcome.broker.process === "child"
+              ? "the broker runs as its own process (ao-broker start), so its CPU and memory are measured apart"
+              : "the broker runs inside the bench's process, so its CPU and memory are part of the bench's";
           notes.push(
-            `broker: ${how}; settings scaled at ×${timing.scale}: ${outcome.broker.scaled.join(", ")}`,
+            `broker: ${how}; ${where}; settings scaled at ×${timing.scale}: ${outcome.broker.scaled.join(", ")}`,
           );
         }
         progress.stepDone(outcome.result);
