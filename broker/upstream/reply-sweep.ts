@@ -19,7 +19,7 @@ import type { UpstreamKeys } from "./upstream-keys.js";
 export interface SweptJob {
   readonly id: string;
   readonly lane: Lane;
-  /** Epoch ms the job was (last) added to the queue; undefined while it is being added. */
+  /** Epoch ms the job was (last) added to the queue; undefined while it is being added or removed. */
   readonly addedAt: () => number | undefined;
 }
 

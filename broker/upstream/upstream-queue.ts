@@ -191,6 +191,10 @@ export class UpstreamQueue {
     this.#deadlines = new DeadlineWatch({
       replies: this.#replies,
       remove: async (lane, id) => {
+        // The deadline takes this job out of the queue: the sweep must not mistake its absence
+        // for a loss (it would report a removed write as "outcome unknown").
+        const submitted = this.#submittedJobs.get(id);
+        if (submitted) submitted.addedAtMs = undefined;
         const removed = await this.#queue(lane).remove(id);
         if (removed === 1) await redis.zrem(this.#keys.aging, agingMember(lane, id));
         return removed;
