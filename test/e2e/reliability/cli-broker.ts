@@ -80,7 +80,7 @@ export class CliBroker {
     running.child.once("exit", (code, signal) => {
       this.lastExit = { code, signal };
     });
-    running.exited.then(() => this.outputs.push(running.output()));
+    void running.exited.then(() => this.outputs.push(running.output()));
   }
 
   /** SIGKILL: no drain, no cleanup; resolves once the process is gone. */

@@ -264,7 +264,7 @@ describe("the PAT under a debug-level, fully traced run", () => {
     collect("broker stdout+stderr", broker.output());
     const files = [...walk(broker.stateDir), join(dir, "trace.jsonl")];
     for (const file of files) collect(`file ${file}`, readFileSync(file));
-    receiver.rawBodies().forEach((body, i) => collect(`otlp body ${i}`, body));
+    for (const [i, body] of receiver.rawBodies().entries()) collect(`otlp body ${i}`, body);
 
     // The scan is not vacuous: the PAT was used, and there was plenty to search.
     expect(sim.stats().requests.total).toBeGreaterThan(5);

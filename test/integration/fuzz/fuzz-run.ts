@@ -160,7 +160,10 @@ function sendHttp(port: number, c: HttpCase, timeoutMs: number): Promise<HttpVer
       chunks.push(chunk);
       // A final answer's head is in: take what follows of its body for a moment, then judge
       // (a keep-alive answer leaves the connection open).
-      if (!settle && /HTTP\/1\.[01] [2-5]\d\d[^]*?\r\n\r\n/.test(Buffer.concat(chunks).toString("latin1"))) {
+      if (
+        !settle &&
+        /HTTP\/1\.[01] [2-5]\d\d[\s\S]*?\r\n\r\n/.test(Buffer.concat(chunks).toString("latin1"))
+      ) {
         settle = setTimeout(() => finish(judge(false)), 300);
       }
     });
@@ -265,7 +268,8 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
   const total = options.http + options.ipc + options.config;
   const outcomes: Record<string, Record<string, number>> = {};
   const count = (group: string, outcome: string) => {
-    const g = (outcomes[group] ??= {});
+    const g = outcomes[group] ?? {};
+    outcomes[group] = g;
     g[outcome] = (g[outcome] ?? 0) + 1;
   };
   const failures: FuzzFailure[] = [];

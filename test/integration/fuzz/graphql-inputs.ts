@@ -74,7 +74,7 @@ export function graphqlDocument(rng: Rng): string {
           'number: "x"',
           "number: 1e99",
           "",
-          '"' + "a".repeat(rng.int(1, 5000)) + '"',
+          `"${"a".repeat(rng.int(1, 5000))}"`,
           "$undefined: Int",
         ]),
       );
