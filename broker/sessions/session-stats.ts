@@ -84,27 +84,29 @@ export class SessionStats {
     const batch = this.#pending;
     this.#pending = [];
     if (batch.length === 0) return;
+    // One batch of requests becomes a handful of commands per session, not ten per request.
+    const perSession = new Map<
+      string,
+      { counters: Map<string, number>; lastSeenAt: number; waits: string[]; recent: string[] }
+    >();
     const pipeline = this.#redis.pipeline();
     for (const { record: o, commandLine } of batch) {
-      const key = `${this.#p}:session:${o.sessionId}:stats`;
-      pipeline.hincrby(key, "requests", 1);
-      if (UPSTREAM_RESULTS.has(o.cache)) pipeline.hincrby(key, "upstreamRequests", 1);
-      if (o.cache === "HIT" || o.cache === "STALE" || o.cache === "REVALIDATED")
-        pipeline.hincrby(key, "cacheHits", 1);
-      if (o.cache === "COALESCED") pipeline.hincrby(key, "coalesced", 1);
-      if (o.cache === "BATCHED") pipeline.hincrby(key, "batched", 1);
-      if (o.cost > 0)
-        pipeline.hincrbyfloat(key, o.resource === "graphql" ? "graphqlPoints" : "restRequests", o.cost);
-      pipeline.hset(key, "lastSeenAt", String(o.at));
-      pipeline.lpush(`${this.#p}:session:${o.sessionId}:waits`, String(Math.round(o.waitedMs)));
-      pipeline.ltrim(`${this.#p}:session:${o.sessionId}:waits`, 0, 199);
-      if (commandLine) {
-        pipeline.lpush(
-          `${this.#p}:session:${o.sessionId}:recent`,
-          JSON.stringify({ command: commandLine, cost: o.cost, at: o.at, cache: o.cache }),
-        );
-        pipeline.ltrim(`${this.#p}:session:${o.sessionId}:recent`, 0, 19);
+      let s = perSession.get(o.sessionId);
+      if (!s) {
+        s = { counters: new Map(), lastSeenAt: 0, waits: [], recent: [] };
+        perSession.set(o.sessionId, s);
       }
+      const add = (field: string, by: number) => s.counters.set(field, (s.counters.get(field) ?? 0) + by);
+      add("requests", 1);
+      if (UPSTREAM_RESULTS.has(o.cache)) add("upstreamRequests", 1);
+      if (o.cache === "HIT" || o.cache === "STALE" || o.cache === "REVALIDATED") add("cacheHits", 1);
+      if (o.cache === "COALESCED") add("coalesced", 1);
+      if (o.cache === "BATCHED") add("batched", 1);
+      if (o.cost > 0) add(o.resource === "graphql" ? "graphqlPoints" : "restRequests", o.cost);
+      s.lastSeenAt = Math.max(s.lastSeenAt, o.at);
+      s.waits.push(String(Math.round(o.waitedMs)));
+      if (commandLine)
+        s.recent.push(JSON.stringify({ command: commandLine, cost: o.cost, at: o.at, cache: o.cache }));
       pipeline.xadd(
         `${this.#p}:calls`,
         "MAXLEN",
@@ -114,6 +116,20 @@ export class SessionStats {
         "r",
         encodeCallRecord(o),
       );
+    }
+    for (const [sessionId, s] of perSession) {
+      const key = `${this.#p}:session:${sessionId}:stats`;
+      for (const [field, by] of s.counters) {
+        if (Number.isInteger(by)) pipeline.hincrby(key, field, by);
+        else pipeline.hincrbyfloat(key, field, by);
+      }
+      pipeline.hset(key, "lastSeenAt", String(s.lastSeenAt));
+      pipeline.lpush(`${this.#p}:session:${sessionId}:waits`, ...s.waits.slice(-200));
+      pipeline.ltrim(`${this.#p}:session:${sessionId}:waits`, 0, 199);
+      if (s.recent.length > 0) {
+        pipeline.lpush(`${this.#p}:session:${sessionId}:recent`, ...s.recent.slice(-20));
+        pipeline.ltrim(`${this.#p}:session:${sessionId}:recent`, 0, 19);
+      }
     }
     try {
       await pipeline.exec();
