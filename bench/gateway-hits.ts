@@ -29,11 +29,16 @@ interface Target {
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
+  );
 }
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function startProcess(
@@ -42,7 +47,10 @@ async function startProcess(
   ready: RegExp,
   raw = false,
 ): Promise<{ child: ChildProcess; output: string }> {
-  const child = spawn(process.execPath, raw ? args : [CLI, ...args], { env: { ...process.env, ...env, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, raw ? args : [CLI, ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -60,7 +68,10 @@ async function startProcess(
 
 async function one(dispatcher: Agent, target: Target): Promise<number> {
   const started = performance.now();
-  const res = await request(`${target.url}${PATH}`, { dispatcher, headers: { authorization: `token ${target.token}` } });
+  const res = await request(`${target.url}${PATH}`, {
+    dispatcher,
+    headers: { authorization: `token ${target.token}` },
+  });
   await res.body.arrayBuffer();
   if (res.statusCode !== 200) throw new Error(`${target.name}: HTTP ${res.statusCode}`);
   return performance.now() - started;
@@ -113,7 +124,11 @@ async function sinkCollector(): Promise<{ url: string; close: () => Promise<void
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, received: () => received, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    received: () => received,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 async function main(): Promise<void> {
@@ -135,18 +150,41 @@ async function main(): Promise<void> {
   const redis = await startEmbeddedRedis({ dir: join(dir, "redis"), detached: false, persist: false });
   const collector = await sinkCollector();
   try {
-    const sim = await startProcess(["--import", "tsx", join(import.meta.dirname, "gateway-sim-server.ts")], {}, /listening on (http:\/\/\S+)/, true);
+    const sim = await startProcess(
+      ["--import", "tsx", join(import.meta.dirname, "gateway-sim-server.ts")],
+      {},
+      /listening on (http:\/\/\S+)/,
+      true,
+    );
     children.push(sim.child);
     const simUrl = /listening on (http:\/\/\S+)/.exec(sim.output)?.[1] ?? "";
 
     const startBrokerProcess = async (name: string, otel: boolean) => {
       const socket = join(dir, `${name}.sock`);
-      const env: Record<string, string> = { GITHUB_TOKEN: "ghp_simulated", REDIS_URL: redis.url, AO_BROKER_STATE_DIR: join(dir, name) };
+      const env: Record<string, string> = {
+        GITHUB_TOKEN: "ghp_simulated",
+        REDIS_URL: redis.url,
+        AO_BROKER_STATE_DIR: join(dir, name),
+      };
       if (otel) {
         env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
         env.OTEL_TRACES_SAMPLER = "always_on";
       }
-      const broker = await startProcess(["start", "--upstream", simUrl, "--listen", "127.0.0.1:0", "--socket", socket, "--config", join(dir, "config.json")], env, /open a session/);
+      const broker = await startProcess(
+        [
+          "start",
+          "--upstream",
+          simUrl,
+          "--listen",
+          "127.0.0.1:0",
+          "--socket",
+          socket,
+          "--config",
+          join(dir, "config.json"),
+        ],
+        env,
+        /open a session/,
+      );
       children.push(broker.child);
       const url = /gateway\s+(\S+)/.exec(broker.output)?.[1] ?? "";
       const client = await connectBroker({ socketPath: socket });
@@ -155,7 +193,10 @@ async function main(): Promise<void> {
       return { target: { name, url, token } satisfies Target, child: broker.child };
     };
     // One hour of freshness: every broker request below is a cache hit (the first one fills it).
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ cache: { restFreshMs: 3_600_000 }, redis: { prefix: "bench" } }));
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ cache: { restFreshMs: 3_600_000 }, redis: { prefix: "bench" } }),
+    );
     const plain = await startBrokerProcess("broker", false);
     const direct: Target = { name: "simulator", url: simUrl, token: "ghp_simulated" };
 
@@ -171,7 +212,9 @@ async function main(): Promise<void> {
         const lat = await openLoop(t, rate, seconds);
         results[t.name === "broker" ? "broker" : "simulator"]?.p50.push(percentile(lat, 50));
         results[t.name === "broker" ? "broker" : "simulator"]?.p99.push(percentile(lat, 99));
-        results[t.name === "broker" ? "broker" : "simulator"]?.throughput.push(await closedLoop(t, concurrency, seconds));
+        results[t.name === "broker" ? "broker" : "simulator"]?.throughput.push(
+          await closedLoop(t, concurrency, seconds),
+        );
         process.stderr.write(`round ${round + 1}/${rounds} ${t.name} done\n`);
       }
     }
@@ -216,7 +259,7 @@ async function main(): Promise<void> {
       `  broker hit   p50 ${summary.hit.brokerP50Ms.toFixed(2)} ms  p99 ${summary.hit.brokerP99Ms.toFixed(2)} ms  max ${Math.round(summary.hit.brokerThroughput)} req/s`,
       `  simulator    p50 ${summary.direct.simulatorP50Ms.toFixed(2)} ms  p99 ${summary.direct.simulatorP99Ms.toFixed(2)} ms  max ${Math.round(summary.direct.simulatorThroughput)} req/s`,
       `  ratio broker/simulator: p50 ${ratio(summary.hit.brokerP50Ms, summary.direct.simulatorP50Ms)}  p99 ${ratio(summary.hit.brokerP99Ms, summary.direct.simulatorP99Ms)}  throughput ${ratio(summary.hit.brokerThroughput, summary.direct.simulatorThroughput)}`,
-      `  tracing on (exporting) p50 ${summary.tracing.onP50Ms.toFixed(2)} ms vs off ${summary.tracing.offP50Ms.toFixed(2)} ms: ${(((summary.tracing.onP50Ms / summary.tracing.offP50Ms) - 1) * 100).toFixed(1)} % added`,
+      `  tracing on (exporting) p50 ${summary.tracing.onP50Ms.toFixed(2)} ms vs off ${summary.tracing.offP50Ms.toFixed(2)} ms: ${((summary.tracing.onP50Ms / summary.tracing.offP50Ms - 1) * 100).toFixed(1)} % added`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
     if (values.json) writeFileSync(values.json, JSON.stringify(summary, null, 2));

@@ -9,7 +9,13 @@ const huge = 1_000_000_000;
 const sim = await startSimulator({
   port: 0,
   limits: { core: huge, graphql: huge, search: huge },
-  secondary: { concurrent: huge, restPointsPerMinute: huge, graphqlPointsPerMinute: huge, contentCreationPerMinute: huge, contentCreationPerHour: huge },
+  secondary: {
+    concurrent: huge,
+    restPointsPerMinute: huge,
+    graphqlPointsPerMinute: huge,
+    contentCreationPerMinute: huge,
+    contentCreationPerHour: huge,
+  },
 });
 process.stdout.write(`github-sim listening on ${sim.url}\n`);
 const stop = () => void sim.close().then(() => process.exit(0));

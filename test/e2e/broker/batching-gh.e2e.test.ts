@@ -48,11 +48,25 @@ describe("50 sessions' concurrent gh pr view", () => {
     const envs = await Promise.all(prs.map(async (pr) => (await broker.openSession(`s${pr}`)).env));
     const before = sim.stats();
     const viaBroker = await Promise.all(
-      prs.map((pr, i) => runProcess("gh", ["pr", "view", String(pr)], { ...envs[i], GH_CONFIG_DIR: join(dir, `gh-${pr}`) }, 60_000)),
+      prs.map((pr, i) =>
+        runProcess(
+          "gh",
+          ["pr", "view", String(pr)],
+          { ...envs[i], GH_CONFIG_DIR: join(dir, `gh-${pr}`) },
+          60_000,
+        ),
+      ),
     );
     const after = sim.stats();
     const direct = await Promise.all(
-      prs.map((pr) => runProcess("gh", ["pr", "view", String(pr)], { ...directGhEnv(sim.url), GH_CONFIG_DIR: join(dir, `direct-${pr}`) }, 60_000)),
+      prs.map((pr) =>
+        runProcess(
+          "gh",
+          ["pr", "view", String(pr)],
+          { ...directGhEnv(sim.url), GH_CONFIG_DIR: join(dir, `direct-${pr}`) },
+          60_000,
+        ),
+      ),
     );
     for (let i = 0; i < SESSIONS; i++) {
       expect(viaBroker[i]?.code).toBe(0);
