@@ -273,7 +273,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     const leader = config.lifecycle.enabled
       ? createLifecycleLeader({
           redis,
-          redisUrl: redisLocation.url,
           pubsub,
           prefix,
           pipeline,

@@ -17,7 +17,6 @@ import type { PubSubHub } from "./redis/pubsub-hub.js";
 
 export interface LifecycleWiring {
   readonly redis: Redis;
-  readonly redisUrl: string;
   readonly pubsub: PubSubHub;
   readonly prefix: string;
   readonly pipeline: Handler;
@@ -37,7 +36,7 @@ export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
     prefix: w.prefix,
     logger,
     createService: () => {
-      const watchStore = createRedisWatchStore({ location: w.redisUrl, keyPrefix: w.prefix, logger });
+      const watchStore = createRedisWatchStore({ client: w.redis, keyPrefix: w.prefix, logger });
       const service = createLifecycleService({
         ports: createLifecyclePorts({
           pipeline: w.pipeline,

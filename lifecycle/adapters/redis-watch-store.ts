@@ -24,11 +24,15 @@ export interface RedisWatchStoreOptions {
 }
 
 function clientFor(location: string): Redis {
-  if (location.startsWith("unix://")) {
-    return new Redis({ path: decodeURIComponent(new URL(location).pathname), lazyConnect: false });
-  }
-  if (location.startsWith("/")) return new Redis({ path: location });
-  return new Redis(location);
+  const client = location.startsWith("unix://")
+    ? new Redis({ path: decodeURIComponent(new URL(location).pathname) })
+    : location.startsWith("/")
+      ? new Redis({ path: location })
+      : new Redis(location);
+  // Failed reconnects also fail the commands waiting on them, which report them; without a
+  // listener ioredis would print every one as an "unhandled error event".
+  client.on("error", () => undefined);
+  return client;
 }
 
 /** KEYS[1] watches, KEYS[2] states; ARGV id1, json1, id2, json2, … Returns the number saved. */
