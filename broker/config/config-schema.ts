@@ -5,6 +5,7 @@
  * options derived from this and never re-validate.
  */
 import { z } from "zod";
+import { DEFAULT_BATCH_BUDGETS_MS } from "../batch/core/batch-class.js";
 
 const hostPort = z
   .string()
@@ -169,14 +170,18 @@ export const configSchema = z.strictObject({
       latencyBudgetMs: z
         .strictObject({
           interactive: ms
-            .default(5)
+            .default(DEFAULT_BATCH_BUDGETS_MS.interactive)
             .describe("How long a first-time interactive query may wait for partners."),
           repeat: ms
-            .default(1500)
+            .default(DEFAULT_BATCH_BUDGETS_MS.repeat)
             .describe("A query the same session sent within the last minute (a polling loop)."),
-          watch: ms.default(2000).describe("Watch loops: gh pr checks --watch, gh run watch."),
-          lifecycle: ms.default(5000).describe("The lifecycle poller's queries."),
-          background: ms.default(2000).describe("Background work."),
+          watch: ms
+            .default(DEFAULT_BATCH_BUDGETS_MS.watch)
+            .describe("Watch loops: gh pr checks --watch, gh run watch."),
+          lifecycle: ms
+            .default(DEFAULT_BATCH_BUDGETS_MS.lifecycle)
+            .describe("The lifecycle poller's queries."),
+          background: ms.default(DEFAULT_BATCH_BUDGETS_MS.background).describe("Background work."),
         })
         .prefault({}),
       maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),

@@ -18,10 +18,11 @@ describe("chooseBatchClass", () => {
     expect(chooseBatchClass(input)).toBe(expected);
   });
 
-  it("gives interactive reads a few ms and repeats and watches up to two seconds by default", () => {
+  it("gives interactive reads a few ms, repeats and watches under the 1 s added-wait target by default", () => {
     expect(DEFAULT_BATCH_BUDGETS_MS.interactive).toBeLessThanOrEqual(10);
-    expect(DEFAULT_BATCH_BUDGETS_MS.repeat).toBe(1500);
-    expect(DEFAULT_BATCH_BUDGETS_MS.watch).toBe(2000);
+    expect(DEFAULT_BATCH_BUDGETS_MS.repeat).toBe(600);
+    expect(DEFAULT_BATCH_BUDGETS_MS.watch).toBe(800);
+    expect(DEFAULT_BATCH_BUDGETS_MS.background).toBeLessThan(1000);
   });
 });
 
