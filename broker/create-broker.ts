@@ -240,6 +240,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     const policy: FreshnessPolicy = {
       restFreshMs: config.cache.restFreshMs,
       graphqlFreshMs: config.cache.graphqlFreshMs,
+      // Only a lifecycle poller vouches; without one the setting would never apply anyway.
+      guardedFreshMs: config.lifecycle.enabled ? config.cache.guardedFreshMs : 0,
     };
     const classify = (input: Parameters<typeof classifyRequest>[0]) =>
       classifyRequest(input, analyzer, policy);

@@ -3,7 +3,8 @@
  * through the same pipeline as everyone's (coalesced, batched, budgeted, queued) at lifecycle
  * priority — the reserve DESIGN.md keeps for it — as the broker's own "ao-lifecycle" session. Its
  * GraphQL never comes from the cache (it is what tells the cache that PR data changed); its REST
- * guards do (a fresh 304 costs nothing). Observed changes invalidate the cached answers of that PR;
+ * guards are always revalidated upstream (a 304 costs nothing), and the PRs they saw unchanged are
+ * vouched for in the cache (lifecycle/vouch.ts). Observed changes invalidate the cached answers of that PR;
  * events go to Redis pub/sub (`<prefix>:events`), from which every broker relays them to its own IPC
  * subscribers (topic `lifecycle.<type>`) — the poller runs on one broker, subscribers may be on any.
  */
@@ -92,7 +93,10 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         },
         options.classify,
       );
-      const response = await send(built);
+      // Always revalidated upstream (a 304 is free): a guard answered from the cache could be
+      // restFreshMs old, and the guards' answers are what vouches for agents' cached answers.
+      const revalidated: GhRequest = { ...built, classification: { ...built.classification, freshMs: 0 } };
+      const response = await send(revalidated);
       return {
         status: response.status,
         ...(response.headers.etag ? { etag: response.headers.etag } : {}),
@@ -108,6 +112,14 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
           ? [repoTag(owner, name), listTag(owner, name)]
           : [numberTag(owner, name, target.pr), listTag(owner, name)];
       await options.cache.invalidate(tags);
+    },
+    async vouch(targets) {
+      const entries = [];
+      for (const target of targets) {
+        const [owner, name] = target.repo.split("/");
+        if (owner && name) entries.push({ tag: numberTag(owner, name, target.pr), at: target.at });
+      }
+      await options.cache.vouch(entries);
     },
     async publish(event: LifecycleEvent) {
       await options.redis.publish(lifecycleEventChannel(options.prefix), JSON.stringify(event));

@@ -132,7 +132,7 @@ async function walkRepo(
   run: GuardRun & RunCounters,
   repo: RepoTrack,
   first: RestConditionalResponse,
-): Promise<void> {
+): Promise<boolean> {
   const known = new Map<number, Pick<PrFacts, "updatedAt" | "headSha" | "state"> | undefined>();
   for (const track of ctx.index.prs.values()) {
     if (normalizeRepo(track.repo) === repo.key) known.set(track.number, ctx.index.factsFor(track.key));
@@ -179,7 +179,7 @@ async function walkRepo(
     );
   }
   if (newest !== null) repo.highWater = repo.highWater === null ? newest : Math.max(repo.highWater, newest);
-  if (complete) return;
+  if (complete) return true;
   for (const [number, facts] of known) {
     if (!seen.has(number) && facts !== undefined)
       run.changed.set(prKey(repo.repo, number), "pr-list-overflow");
@@ -188,6 +188,7 @@ async function walkRepo(
     const state = ctx.index.sessions.get(id)?.state;
     if (state && state.prNumber === null && !isTerminalStatus(state.status)) run.lookup.add(id);
   }
+  return false;
 }
 
 async function runOne(
@@ -201,9 +202,10 @@ async function runOne(
     if (!repo) return;
     const response = await get(ctx, run, guard.path, guard.etag, repo.lastCheckedAt !== null);
     repo.lastCheckedAt = now;
+    if (response?.status === 304) repo.confirmedAt = now;
     if (response?.status !== 200) return;
     repo.etag = response.etag;
-    await walkRepo(ctx, run, repo, response);
+    if (await walkRepo(ctx, run, repo, response)) repo.confirmedAt = now;
     return;
   }
   const key = prKey(guard.repo, guard.number as number);
@@ -226,6 +228,10 @@ async function runOne(
   }
   track.lastChecksAt = now;
   if (!response) return;
+  if ((response.status === 200 || response.status === 304) && facts?.headSha === guard.sha) {
+    if (guard.kind === "check-runs") track.checksConfirmedAt = now;
+    else track.statusConfirmedAt = now;
+  }
   if (response.status === 404 || response.status === 422) {
     run.changed.set(key, `${guard.kind}-gone`);
     return;

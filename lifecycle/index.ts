@@ -71,6 +71,7 @@ export type {
   LifecyclePorts,
   RestConditionalRequest,
   RestConditionalResponse,
+  VouchTarget,
 } from "./ports.js";
 export { type SessionSummary, validateWatch, type WatchRequest } from "./session-summary.js";
 export {

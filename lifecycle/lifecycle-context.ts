@@ -11,9 +11,10 @@ import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
 import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { type SessionInput, transition } from "./core/session-machine.js";
 import type { LifecycleInstrumentation } from "./instrumentation.js";
-import type { LifecyclePorts } from "./ports.js";
+import type { InvalidateTarget, LifecyclePorts } from "./ports.js";
 import type { SessionIndex } from "./session-index.js";
 
 export interface LifecycleTotals {
@@ -45,6 +46,11 @@ export interface LifecycleContext {
   readonly totals: LifecycleTotals;
   /** Sessions whose state changed since the last save. */
   readonly dirty: Set<string>;
+  /**
+   * Invalidations that failed (a change the cache was not told of), kept until one succeeds: their
+   * PRs (or a whole repository's) are not vouched for meanwhile (vouch.ts).
+   */
+  readonly unsettled: Map<string, InvalidateTarget>;
   /** Last GraphQL budget read from our own `rateLimit` selections. */
   lastRateLimit: BudgetSnapshot | undefined;
   /** Session id → sequence number of the last detection query that looked its branch up. */
@@ -112,6 +118,11 @@ export function apply(
   return result;
 }
 
+/** Where a failed invalidation is remembered: one PR, or (`repo:`) a whole repository. */
+export function unsettledKey(target: InvalidateTarget): string {
+  return target.pr === undefined ? `repo:${normalizeRepo(target.repo)}` : prKey(target.repo, target.pr);
+}
+
 /**
  * Invalidate first (so an agent reacting to the event reads fresh data), then publish: in order
  * within a session, sessions side by side.
@@ -126,6 +137,7 @@ export async function emit(ctx: LifecycleContext, effects: Effects): Promise<voi
         ctx.totals.invalidations += 1;
       } catch (error) {
         ctx.totals.portErrors += 1;
+        ctx.unsettled.set(unsettledKey(target), target);
         ctx.logger.warn({ err: error, repo: target.repo, pr: target.pr }, "lifecycle: invalidate failed");
       }
     }),

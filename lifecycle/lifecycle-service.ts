@@ -90,6 +90,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     index: createSessionIndex(),
     totals: newTotals(),
     dirty: new Set(),
+    unsettled: new Map(),
     lastRateLimit: undefined,
     spend: [],
     restSpend: [],

@@ -13,8 +13,16 @@ import type { EventSource } from "./core/lifecycle-event.js";
 import { prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import { runGuards } from "./guard-runner.js";
-import { apply, currentBudget, emit, emptyEffects, type LifecycleContext } from "./lifecycle-context.js";
+import {
+  addInvalidation,
+  apply,
+  currentBudget,
+  emit,
+  emptyEffects,
+  type LifecycleContext,
+} from "./lifecycle-context.js";
 import { runDetection, runEnrichment } from "./refresh-runner.js";
+import { sendVouches } from "./vouch.js";
 
 export interface CycleReport {
   readonly startedAt: number;
@@ -90,6 +98,13 @@ export async function runPollCycle(
       }
     }
   }
+  // A guard that moved is a change even when the facts the lifecycle keeps did not (a title, a
+  // comment): agents' cached answers about that PR must go, or a vouch would keep them alive.
+  for (const key of guards.changed.keys()) {
+    const track = ctx.index.prs.get(key);
+    if (track)
+      addInvalidation(effects, { repo: track.repo, pr: track.number, reason: "lifecycle:guard-moved" });
+  }
   const found: PrTarget[] = [];
   for (const { sessionId, number } of guards.detected) {
     const result = apply(
@@ -161,6 +176,7 @@ export async function runPollCycle(
   for (const id of [...ctx.index.sessions.keys()])
     apply(ctx, id, { type: "tick" }, tickEffects, "lifecycle:tick");
   await emit(ctx, tickEffects);
+  await sendVouches(ctx, new Set(guards.changed.keys()));
   ctx.totals.cycles += 1;
 
   return {

@@ -44,6 +44,13 @@ export interface InvalidateTarget {
   readonly reason: string;
 }
 
+/** Nothing changed for this PR up to `at` that was not already invalidated. */
+export interface VouchTarget {
+  readonly repo: string;
+  readonly pr: number;
+  readonly at: number;
+}
+
 export interface LifecyclePorts {
   /**
    * A GraphQL query sent upstream at lifecycle priority. The broker must not answer it from its
@@ -57,6 +64,12 @@ export interface LifecyclePorts {
   restConditional(request: RestConditionalRequest): Promise<RestConditionalResponse>;
   /** Drop cached GraphQL (and REST) answers about this PR or repository, so agents see the change. */
   invalidate(target: InvalidateTarget): Promise<void>;
+  /**
+   * Tell the cache that the guards saw nothing change for these PRs up to `at` (every change they
+   * did see was invalidated first), so agents' answers about them may be served past their plain
+   * freshness. Optional: without it the cache keeps to its own freshness.
+   */
+  vouch?(targets: readonly VouchTarget[]): Promise<void>;
   /** Deliver an event to IPC subscribers and Redis pub/sub. */
   publish(event: LifecycleEvent): Promise<void>;
   /**

@@ -27,6 +27,11 @@ export interface PrTrack {
   commentsMark: string | undefined;
   lastChecksAt: number | null;
   lastCommentsAt: number | null;
+  /** Local ms the check-runs / statuses guard last answered (200 or 304) for the current head. */
+  checksConfirmedAt: number | null;
+  statusConfirmedAt: number | null;
+  /** The `at` of the last vouch sent for this PR (vouches are sent only when it advances). */
+  vouchedAt: number | null;
   /** Local ms the last enrichment answer for this PR was requested. */
   lastRefreshAt: number | null;
   /** Sequence number (LifecycleContext.nextSeq) of that request. */
@@ -45,6 +50,8 @@ export interface RepoTrack {
   readonly sessions: Set<string>;
   etag: string | undefined;
   lastCheckedAt: number | null;
+  /** Local ms the PR-list guard last answered (200 or 304) and was read to the end. */
+  confirmedAt: number | null;
   /** Newest updated_at seen in the PR list (GitHub's clock). */
   highWater: number | null;
 }
@@ -75,6 +82,9 @@ function newPrTrack(repo: string, number: number): PrTrack {
     commentsMark: undefined,
     lastChecksAt: null,
     lastCommentsAt: null,
+    checksConfirmedAt: null,
+    statusConfirmedAt: null,
+    vouchedAt: null,
     lastRefreshAt: null,
     lastRefreshSeq: 0,
     lastChangeAt: null,
@@ -98,6 +108,7 @@ export function createSessionIndex(): SessionIndex {
         sessions: new Set(),
         etag: undefined,
         lastCheckedAt: null,
+        confirmedAt: null,
         highWater: null,
       };
       repos.set(repoKey, repo);

@@ -10,6 +10,9 @@
  *        raced with a write is never taken for fresh.
  * Ids    p:id:<globalId> → JSON tags, p:ti:<tag> SET of ids: learned from answers so mutations that
  *        name a pull request by global id invalidate its number tag and its node(id:) queries.
+ * Vouch  p:v:<tag>  the time (ms) up to which the lifecycle's guards saw nothing change for that
+ *        PR (num: and its learned node: tags). Every change seen before that time was invalidated
+ *        first, so an answer whose tags are current is good as of the vouch (cache-layer.ts).
  * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
  *        recently used entries are deleted. Touches are batched (at most one per key per second)
  *        so a hit does not cost an extra write each time.
@@ -36,6 +39,8 @@ export interface LookupResult {
   readonly answer: CachedAnswer | undefined;
   /** False when any tag moved since the answer was stored (a write or an observed change). */
   readonly tagsCurrent: boolean;
+  /** The oldest vouch among the requested vouch tags (0 when any has none). */
+  readonly vouchedAt: number;
   /** Current generations of the requested tags, to store with a fresh answer. */
   readonly generations: Readonly<Record<Tag, number>>;
 }
@@ -106,30 +111,51 @@ export class ResponseCache {
     return createHash("sha256").update(key).digest("hex");
   }
 
-  async lookup(key: string, tags: readonly Tag[]): Promise<LookupResult> {
+  async lookup(key: string, tags: readonly Tag[], vouchTags: readonly Tag[] = []): Promise<LookupResult> {
     const hashed = ResponseCache.hashKey(key);
     const pipeline = this.#redis.pipeline();
     pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
-    if (tags.length > 0) pipeline.mget(...tags.map((t) => `${this.#p}:g:${t}`));
+    const keys = [...tags.map((t) => `${this.#p}:g:${t}`), ...vouchTags.map((t) => `${this.#p}:v:${t}`)];
+    if (keys.length > 0) pipeline.mget(...keys);
     const results = (await pipeline.exec()) ?? [];
     const raw = results[0]?.[1] as Record<string, Buffer> | undefined;
-    const gens = (results[1]?.[1] as (string | null)[] | undefined) ?? [];
+    const values = (results[1]?.[1] as (string | null)[] | undefined) ?? [];
     const generations: Record<Tag, number> = {};
     tags.forEach((tag, i) => {
-      generations[tag] = Number(gens[i] ?? 0);
+      generations[tag] = Number(values[i] ?? 0);
     });
-    if (!raw?.meta || !raw.body) return { answer: undefined, tagsCurrent: false, generations };
+    const vouches = vouchTags.map((_, i) => Number(values[tags.length + i] ?? 0));
+    const vouchedAt = vouches.length > 0 ? Math.min(...vouches) : 0;
+    const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt };
+    if (!raw?.meta || !raw.body) return missing;
     let meta: Omit<CachedAnswer, "body">;
     try {
       meta = JSON.parse(raw.meta.toString("utf8")) as Omit<CachedAnswer, "body">;
     } catch {
-      return { answer: undefined, tagsCurrent: false, generations };
+      return missing;
     }
     const tagsCurrent = tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
-    return { answer, tagsCurrent, generations };
+    return { answer, tagsCurrent, generations, vouchedAt };
+  }
+
+  /**
+   * Records that nothing changed for these tags (and the node tags learned for them) up to `at`.
+   * The caller must have invalidated every change it saw before `at` first.
+   */
+  async vouch(entries: readonly { readonly tag: Tag; readonly at: number }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const idSets = await Promise.all(entries.map((e) => this.#redis.smembers(`${this.#p}:ti:${e.tag}`)));
+    const pipeline = this.#redis.pipeline();
+    const ttl = Math.max(60, this.#options.retainSeconds);
+    entries.forEach(({ tag, at }, i) => {
+      for (const t of [tag, ...(idSets[i] ?? []).map((id) => `node:${id}`)]) {
+        pipeline.set(`${this.#p}:v:${t}`, String(Math.floor(at)), "EX", ttl);
+      }
+    });
+    await pipeline.exec();
   }
 
   async store(key: string, answer: CachedAnswer): Promise<boolean> {

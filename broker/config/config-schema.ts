@@ -123,6 +123,11 @@ export const configSchema = z.strictObject({
           other: ms.default(15_000).describe("Anything else."),
         })
         .prefault({}),
+      guardedFreshMs: ms
+        .default(20_000)
+        .describe(
+          "GraphQL answers about PRs the lifecycle watches stay served this long after its guards last saw nothing change (each change it sees invalidates them first); 0 turns it off.",
+        ),
       maxBytes: z
         .number()
         .int()

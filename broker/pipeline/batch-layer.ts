@@ -56,6 +56,8 @@ function syntheticClass(members: readonly Member[]): RequestClass {
     writes: [],
     writeNodeIds: [],
     freshMs: 0,
+    guardedFreshMs: 0,
+    vouchTags: [],
     estimatedCost: Math.max(1, Math.round(members.reduce((sum, m) => sum + m.basis, 0) / 100)),
     free: false,
     contentCreation: false,

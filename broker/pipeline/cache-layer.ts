@@ -4,6 +4,9 @@
  * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
  * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
+ *   GraphQL about watched PRs, vouched for        → HIT: the lifecycle's guards (free 304s) saw
+ *     within guardedFreshMs                          nothing change since, and would have bumped
+ *                                                    the tags if they had
  *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
  *   stale otherwise                               → MISS through the rest of the pipeline
  *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
@@ -111,15 +114,19 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
 
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
-      lookup = await cache.lookup(c.cacheKey, c.reads);
+      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchTags);
     } catch (error) {
       // The cache is an optimisation: without Redis the request still goes upstream.
       logger.warn({ err: error, requestId: request.id }, "cache lookup failed; going upstream");
       return next(request);
     }
     const answer = lookup.answer;
-    if (answer && lookup.tagsCurrent && now() - answer.storedAt < c.freshMs) {
-      return answerToResponse(request, answer, "HIT");
+    if (answer && lookup.tagsCurrent) {
+      const t = now();
+      // A vouched answer is good as of the vouch (or its own fetch, if later): at most
+      // t - vouchedAt behind GitHub, which guardedFreshMs bounds.
+      const vouched = lookup.vouchedAt > 0 && t - lookup.vouchedAt < c.guardedFreshMs;
+      if (t - answer.storedAt < c.freshMs || vouched) return answerToResponse(request, answer, "HIT");
     }
 
     const validator = c.kind === "rest-read" && answer ? answer.headers.etag : undefined;

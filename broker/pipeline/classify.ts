@@ -7,7 +7,7 @@
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
-import { restTags, type Tag } from "../cache/core/resource-tags.js";
+import { restTags, type Tag, vouchableTags } from "../cache/core/resource-tags.js";
 import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import type { GraphQLPayload } from "./types.js";
 
@@ -20,6 +20,8 @@ export type RequestKind =
 
 export interface FreshnessPolicy {
   readonly restFreshMs: number;
+  /** GraphQL answers about watched PRs, while the lifecycle's guards vouch for them; 0 disables. */
+  readonly guardedFreshMs?: number;
   readonly graphqlFreshMs: {
     readonly checks: number;
     readonly pullRequest: number;
@@ -38,6 +40,12 @@ export interface RequestClass {
   readonly writes: readonly Tag[];
   readonly writeNodeIds: readonly string[];
   readonly freshMs: number;
+  /**
+   * How long past `freshMs` the answer stays good while the lifecycle vouches for every tag in
+   * `vouchTags` (its guards saw nothing change since): staleness is then bounded by the vouch's age.
+   */
+  readonly guardedFreshMs: number;
+  readonly vouchTags: readonly Tag[];
   /** Primary points (GraphQL) or requests (REST) GitHub will probably charge. */
   readonly estimatedCost: number;
   /** Costs nothing at GitHub (GET /rate_limit). */
@@ -95,6 +103,8 @@ export function classifyRequest(
       free: false,
       contentCreation: false,
       reads: [],
+      guardedFreshMs: 0,
+      vouchTags: [],
     };
     // GitHub answers these with errors; they are forwarded as they are, never cached.
     const unparsed = (problem: string): RequestClass => ({
@@ -128,6 +138,7 @@ export function classifyRequest(
       };
     }
     const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
+    const vouchTags = analysis.introspection ? undefined : vouchableTags(analysis.reads);
     return {
       ...base,
       kind: "graphql-query",
@@ -136,6 +147,8 @@ export function classifyRequest(
       cacheKey: `G\u0000${headerKey(input.headers)}\u0000${analysis.canonicalKey}`,
       reads: analysis.reads,
       freshMs,
+      guardedFreshMs: vouchTags ? Math.max(policy.guardedFreshMs ?? 0, freshMs) : 0,
+      vouchTags: vouchTags ?? [],
       estimatedCost: analysis.cost.cost,
       graphql: analysis,
       repo,
@@ -158,6 +171,9 @@ export function classifyRequest(
     writes: read ? [] : tags.writes,
     writeNodeIds: [],
     freshMs: read ? policy.restFreshMs : 0,
+    // REST reads revalidate for free (a 304 costs nothing), so they need no vouch.
+    guardedFreshMs: 0,
+    vouchTags: [],
     estimatedCost: free ? 0 : 1,
     free,
     contentCreation: input.method === "POST" && CREATING_REST.test(input.path.split("?")[0] ?? ""),

@@ -27,6 +27,21 @@ export function nodeTag(id: string): Tag {
   return `node:${id}`;
 }
 
+/**
+ * The tags a lifecycle vouch must cover for an answer to outlive its plain freshness: its
+ * pull-request and node tags, when it reads at least one and nothing the lifecycle does not watch
+ * (lists and Actions change without any one PR's guards moving). Repository tags move only with
+ * writes through the broker, which bump them anyway. Undefined: the answer cannot be vouched for.
+ */
+export function vouchableTags(reads: readonly Tag[]): readonly Tag[] | undefined {
+  const covered: Tag[] = [];
+  for (const tag of reads) {
+    if (tag.startsWith("num:") || tag.startsWith("node:")) covered.push(tag);
+    else if (!tag.startsWith("repo:")) return undefined;
+  }
+  return covered.length > 0 ? covered : undefined;
+}
+
 export interface RestTags {
   /** Tags a read of this path depends on. */
   readonly reads: readonly Tag[];

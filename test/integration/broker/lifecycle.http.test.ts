@@ -26,6 +26,8 @@ beforeAll(async () => {
     upstreamUrl: sim.url,
     env: { AO_BROKER_WEBHOOK_SECRET: SECRET },
     config: {
+      // Plain freshness far below the vouch window, so a HIT past it can only come from a vouch.
+      cache: { graphqlFreshMs: { pullRequest: 300 }, guardedFreshMs: 5_000 },
       lifecycle: {
         settings: {
           cycleIntervalMs: 500,
@@ -114,6 +116,47 @@ describe("the broker's lifecycle service", () => {
     expect(before.data).toEqual({ data: { repository: { pullRequest: { state: "OPEN" } } } });
     expect(after.data).toEqual({ data: { repository: { pullRequest: { state: "MERGED" } } } });
     expect((await sessionStatus("s-frob"))?.status).toBe("merged");
+  });
+
+  it("keeps serving a watched PR's cached answer while its guards see nothing change, and drops it when they do", {
+    timeout: 40_000,
+  }, async () => {
+    await broker.openSession("s-typo");
+    await ipc.watch({ sessionId: "s-typo", repo: "acme/widgets", branch: "docs/readme-typo" });
+    await until(async () => {
+      const s = await sessionStatus("s-typo");
+      return s?.prKey && s.status !== "detecting" && s.status !== "pr_open" ? s : undefined;
+    });
+    const { token } = await broker.openSession("agent-typo");
+    const agent = new Octokit({ baseUrl: broker.broker.gatewayUrl, auth: token });
+    const read = async () => {
+      const r = await agent.request("POST /graphql", {
+        query:
+          'query { repository(owner: "acme", name: "widgets") { pullRequest(number: 2) { title labels(first: 5) { nodes { name } } } } }',
+      });
+      const labels = (
+        r.data as { data: { repository: { pullRequest: { labels: { nodes: { name: string }[] } } } } }
+      ).data.repository.pullRequest.labels.nodes;
+      return { cache: r.headers["x-ao-broker-cache"], labels: labels.map((l) => l.name) };
+    };
+    await read();
+    // Past plain freshness (300 ms) the answer is still served while the lifecycle keeps vouching.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const served = [];
+    for (let i = 0; i < 5; i++) {
+      served.push(await read());
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    expect(served.map((r) => r.cache)).toEqual(["HIT", "HIT", "HIT", "HIT", "HIT"]);
+    expect(served[0]?.labels).toEqual(["documentation"]);
+    // A change the lifecycle keeps no fact about still moves its PR-list guard: the answer goes.
+    sim.inject({ type: "labels", number: 2, add: ["ready"] });
+    const changed = await until(async () => {
+      const r = await read();
+      return r.labels.includes("ready") ? r : undefined;
+    }, 5_000);
+    expect(changed.cache).not.toBe("HIT");
+    expect(changed.labels).toEqual(["documentation", "ready"]);
   });
 
   it("refuses a webhook with a bad signature (401) and acts on a good one within 2 s", async () => {

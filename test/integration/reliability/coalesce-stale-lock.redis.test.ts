@@ -39,6 +39,8 @@ function request(deadlineMs: number): GhRequest {
       writes: [],
       writeNodeIds: [],
       freshMs: 0,
+      guardedFreshMs: 0,
+      vouchTags: [],
       estimatedCost: 1,
       free: false,
       contentCreation: false,

@@ -135,6 +135,63 @@ describe("lifecycle service", () => {
     });
   });
 
+  describe("vouching for agents' cached answers", () => {
+    const baseline = async (prs: number) => {
+      const ctx = setup({ prs });
+      await ctx.watchAll(prs);
+      await ctx.service.runCycle();
+      ctx.clock.advance(120_000);
+      await ctx.service.runCycle();
+      ctx.clock.advance(120_000);
+      ctx.gh.resetCounts();
+      return ctx;
+    };
+    const vouched = (gh: ReturnType<typeof createFakeGitHub>) =>
+      gh.vouches.map((v) => v.pr).sort((a, b) => a - b);
+
+    it("vouches for every open PR its guards saw unchanged, as of the time the guards were sent", async () => {
+      const { clock, gh, service } = await baseline(4);
+      const sentAt = clock.now();
+      await service.runCycle();
+      expect(vouched(gh)).toEqual([1, 2, 3, 4]);
+      expect(gh.vouches.every((v) => v.at === sentAt)).toBe(true);
+      // Only when the guards have looked again does a vouch advance.
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.vouches).toEqual([]);
+      clock.advance(120_000);
+      await service.runCycle();
+      expect(gh.vouches.map((v) => v.at)).toEqual(Array(4).fill(clock.now()));
+    });
+
+    it("invalidates a PR whose guard moved even when no fact it keeps changed, and does not vouch for it then", async () => {
+      const { gh, service } = await baseline(4);
+      gh.update("acme/widgets", 2, { title: "A new title" });
+      await service.runCycle();
+      expect(gh.invalidations).toContainEqual({
+        repo: "acme/widgets",
+        pr: 2,
+        reason: "lifecycle:guard-moved",
+      });
+      expect(vouched(gh)).toEqual([1, 3, 4]);
+    });
+
+    it("holds a PR back while the cache missed its invalidation, and vouches again once a repeat got through", async () => {
+      const { clock, gh, service } = await baseline(4);
+      gh.failInvalidate(Number.POSITIVE_INFINITY);
+      gh.update("acme/widgets", 2, { title: "A new title" });
+      await service.runCycle();
+      expect(gh.invalidations).toEqual([]);
+      expect(vouched(gh)).toEqual([1, 3, 4]);
+      gh.failInvalidate(0);
+      clock.advance(120_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.invalidations.filter((i) => i.pr === 2)).toHaveLength(1);
+      expect(vouched(gh)).toEqual([1, 2, 3, 4]);
+    });
+  });
+
   describe("when sessions have no PR yet", () => {
     it("looks branches up in one batched query, then detects new PRs from the PR list without GraphQL", async () => {
       const { clock, gh, service } = setup();

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { graphql, parse } from "graphql";
 import { computeQueryCost, loadGitHubSchema, validateGitHubDocument } from "../../../../github/index.js";
 import type { LifecycleEvent } from "../../../../lifecycle/core/lifecycle-event.js";
-import type { InvalidateTarget, LifecyclePorts } from "../../../../lifecycle/ports.js";
+import type { InvalidateTarget, LifecyclePorts, VouchTarget } from "../../../../lifecycle/ports.js";
 
 export interface FakeCheck {
   name: string;
@@ -57,6 +57,7 @@ export interface FakeGitHub {
   readonly prs: Map<string, FakePr>;
   readonly events: LifecycleEvent[];
   readonly invalidations: InvalidateTarget[];
+  readonly vouches: VouchTarget[];
   readonly counts: {
     graphqlQueries: number;
     graphqlPoints: number;
@@ -72,6 +73,8 @@ export interface FakeGitHub {
   budget: { remaining: number; resetAt: number } | undefined;
   /** Fails the next n GraphQL calls with HTTP 502. */
   failGraphQL(n: number): void;
+  /** Fails the next n invalidations (the cache unreachable). */
+  failInvalidate(n: number): void;
   /** Answers the next n REST calls with GitHub's secondary-limit 403. */
   rateLimitRest(n: number): void;
   addPr(pr: Partial<FakePr> & { repo: string; number: number; headRef: string }): FakePr;
@@ -89,6 +92,8 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
   const prs = new Map<string, FakePr>();
   const events: LifecycleEvent[] = [];
   const invalidations: InvalidateTarget[] = [];
+  const vouches: VouchTarget[] = [];
+  let invalidateFailures = 0;
   const counts = {
     graphqlQueries: 0,
     graphqlPoints: 0,
@@ -268,7 +273,14 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
       return { status: 200, etag: tag, body, cost: 1 };
     },
     async invalidate(target) {
+      if (invalidateFailures > 0) {
+        invalidateFailures -= 1;
+        throw new Error("cache unreachable");
+      }
       invalidations.push(target);
+    },
+    async vouch(targets) {
+      vouches.push(...targets);
     },
     async publish(event) {
       events.push(event);
@@ -283,6 +295,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     prs,
     events,
     invalidations,
+    vouches,
     counts,
     get budget() {
       return state.budget;
@@ -292,6 +305,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     },
     failGraphQL: (n) => {
       failures = n;
+    },
+    failInvalidate: (n) => {
+      invalidateFailures = n;
     },
     rateLimitRest: (n) => {
       restLimited = n;
@@ -356,6 +372,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
       counts.paths.length = 0;
       events.length = 0;
       invalidations.length = 0;
+      vouches.length = 0;
     },
   };
 }

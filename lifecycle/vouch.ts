@@ -1,0 +1,72 @@
+/**
+ * Vouching: after a cycle, tell the broker's cache which watched PRs its guards saw unchanged, and
+ * as of when. The guards are free (conditional REST reads answered 304), and every change they do
+ * see is invalidated before this runs, so an agent's cached GraphQL answer about such a PR is known
+ * good up to the vouch: the cache may keep serving it (cache.guardedFreshMs) instead of paying a
+ * point to ask GitHub again. That is what lets agents' own polling of their PR cost nothing while
+ * nothing happens.
+ *
+ * A PR is vouched for as of the OLDEST of: its repository's PR-list guard (read to the end: any
+ * update to the PR, its reviews or comments moves updated_at), its check-runs guard and, when it has
+ * status contexts, its statuses guard, both for the current head. A PR whose guard moved this cycle,
+ * or whose invalidation failed and has not yet been repeated successfully, is not vouched for.
+ */
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
+import { type LifecycleContext, unsettledKey } from "./lifecycle-context.js";
+import type { VouchTarget } from "./ports.js";
+
+/** Repeats failed invalidations; those that succeed no longer hold their PRs back. */
+async function settle(ctx: LifecycleContext): Promise<void> {
+  for (const [key, target] of [...ctx.unsettled]) {
+    try {
+      await ctx.ports.invalidate(target);
+      ctx.unsettled.delete(key);
+      ctx.totals.invalidations += 1;
+    } catch {
+      return; // the cache is still unreachable; vouching would fail as well
+    }
+  }
+}
+
+export function vouchTargets(ctx: LifecycleContext, movedThisCycle: ReadonlySet<string>): VouchTarget[] {
+  const targets: VouchTarget[] = [];
+  for (const track of ctx.index.prs.values()) {
+    if (movedThisCycle.has(track.key) || ctx.unsettled.has(track.key)) continue;
+    const repoKey = normalizeRepo(track.repo);
+    if (ctx.unsettled.has(unsettledKey({ repo: track.repo, reason: "" }))) continue;
+    const facts = ctx.index.factsFor(track.key);
+    if (facts?.state !== "OPEN") continue;
+    const listAt = ctx.index.repos.get(repoKey)?.confirmedAt ?? null;
+    const hasStatus = facts.checks.some((c) => c.kind === "status-context");
+    const statusAt = hasStatus ? track.statusConfirmedAt : Number.POSITIVE_INFINITY;
+    if (listAt === null || track.checksConfirmedAt === null || statusAt === null) continue;
+    const at = Math.min(listAt, track.checksConfirmedAt, statusAt);
+    if (track.vouchedAt !== null && at <= track.vouchedAt) continue;
+    targets.push({ repo: track.repo, pr: track.number, at });
+  }
+  return targets;
+}
+
+/** Sends this cycle's vouches; a failure only costs the cache's extension, never the cycle. */
+export async function sendVouches(
+  ctx: LifecycleContext,
+  movedThisCycle: ReadonlySet<string>,
+): Promise<number> {
+  const vouch = ctx.ports.vouch?.bind(ctx.ports);
+  if (!vouch) return 0;
+  if (ctx.unsettled.size > 0) await settle(ctx);
+  const targets = vouchTargets(ctx, movedThisCycle);
+  if (targets.length === 0) return 0;
+  try {
+    await vouch(targets);
+  } catch (error) {
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error, prs: targets.length }, "lifecycle: vouch failed");
+    return 0;
+  }
+  for (const target of targets) {
+    const track = ctx.index.prs.get(prKey(target.repo, target.pr));
+    if (track) track.vouchedAt = target.at;
+  }
+  return targets.length;
+}
