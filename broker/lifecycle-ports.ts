@@ -113,6 +113,13 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
           : [numberTag(owner, name, target.pr), listTag(owner, name)];
       await options.cache.invalidate(tags);
     },
+    async agentReads(prs) {
+      const tags = prs.map(({ repo, pr }) => {
+        const [owner = "", name = ""] = repo.split("/");
+        return numberTag(owner, name, pr);
+      });
+      return (await options.cache.agentReads(tags)).map((at) => (at > 0 ? at : null));
+    },
     async vouch(targets) {
       const entries = [];
       for (const target of targets) {

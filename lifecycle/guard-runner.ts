@@ -110,6 +110,7 @@ function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
     commentsEtag: track.commentsEtag,
     lastChecksAt: track.lastChecksAt,
     lastCommentsAt: track.lastCommentsAt,
+    readByAgentsAt: track.readByAgentsAt,
   };
 }
 

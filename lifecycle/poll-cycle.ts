@@ -22,7 +22,7 @@ import {
   type LifecycleContext,
 } from "./lifecycle-context.js";
 import { runDetection, runEnrichment } from "./refresh-runner.js";
-import { sendVouches } from "./vouch.js";
+import { learnAgentReads, sendVouches } from "./vouch.js";
 
 export interface CycleReport {
   readonly startedAt: number;
@@ -71,6 +71,7 @@ export async function runPollCycle(
   const now = ctx.clock.now();
   const eventsBefore = ctx.totals.events;
   const decision = await currentBudget(ctx, now);
+  await learnAgentReads(ctx);
 
   const guards = await ctx.instrument.step("guard", () =>
     runGuards(ctx, {

@@ -70,6 +70,14 @@ export interface LifecyclePorts {
    * freshness. Optional: without it the cache keeps to its own freshness.
    */
   vouch?(targets: readonly VouchTarget[]): Promise<void>;
+  /**
+   * When agents last read each of these PRs through the broker (epoch ms, null when not known),
+   * in the same order. Optional: PRs agents read have their check guards kept at the active
+   * cadence, so the vouches for what they cached stay recent.
+   */
+  agentReads?(
+    prs: readonly { readonly repo: string; readonly pr: number }[],
+  ): Promise<readonly (number | null)[]>;
   /** Deliver an event to IPC subscribers and Redis pub/sub. */
   publish(event: LifecycleEvent): Promise<void>;
   /**

@@ -32,6 +32,8 @@ export interface PrTrack {
   statusConfirmedAt: number | null;
   /** The `at` of the last vouch sent for this PR (vouches are sent only when it advances). */
   vouchedAt: number | null;
+  /** When agents last read this PR through the broker, as its cache reports (ports.agentReads). */
+  readByAgentsAt: number | null;
   /** Local ms the last enrichment answer for this PR was requested. */
   lastRefreshAt: number | null;
   /** Sequence number (LifecycleContext.nextSeq) of that request. */
@@ -85,6 +87,7 @@ function newPrTrack(repo: string, number: number): PrTrack {
     checksConfirmedAt: null,
     statusConfirmedAt: null,
     vouchedAt: null,
+    readByAgentsAt: null,
     lastRefreshAt: null,
     lastRefreshSeq: 0,
     lastChangeAt: null,

@@ -6,6 +6,10 @@
  * point to ask GitHub again. That is what lets agents' own polling of their PR cost nothing while
  * nothing happens.
  *
+ * Before the guards are planned, learnAgentReads asks the cache which PRs agents have been reading
+ * past plain freshness: those PRs' check guards run at the active cadence (core/cadence.ts), so
+ * their vouches stay within the cache's window instead of aging at the quiet cadence.
+ *
  * A PR is vouched for as of the OLDEST of: its repository's PR-list guard (read to the end: any
  * update to the PR, its reviews or comments moves updated_at), its check-runs guard and, when it has
  * status contexts, its statuses guard, both for the current head. A PR whose guard moved this cycle,
@@ -45,6 +49,23 @@ export function vouchTargets(ctx: LifecycleContext, movedThisCycle: ReadonlySet<
     targets.push({ repo: track.repo, pr: track.number, at });
   }
   return targets;
+}
+
+/** Learns which watched PRs agents have been reading (before the guards are planned). */
+export async function learnAgentReads(ctx: LifecycleContext): Promise<void> {
+  const agentReads = ctx.ports.agentReads?.bind(ctx.ports);
+  if (!agentReads) return;
+  const tracks = [...ctx.index.prs.values()];
+  if (tracks.length === 0) return;
+  try {
+    const reads = await agentReads(tracks.map((t) => ({ repo: t.repo, pr: t.number })));
+    tracks.forEach((track, i) => {
+      track.readByAgentsAt = reads[i] ?? null;
+    });
+  } catch (error) {
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error }, "lifecycle: reading agents' reads failed");
+  }
 }
 
 /** Sends this cycle's vouches; a failure only costs the cache's extension, never the cycle. */

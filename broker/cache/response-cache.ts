@@ -13,6 +13,9 @@
  * Vouch  p:v:<tag>  the time (ms) up to which the lifecycle's guards saw nothing change for that
  *        PR (num: and its learned node: tags). Every change seen before that time was invalidated
  *        first, so an answer whose tags are current is good as of the vouch (cache-layer.ts).
+ * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
+ *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
+ *        guards at its active cadence, so their vouches stay recent.
  * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
  *        recently used entries are deleted. Touches are batched (at most one per key per second)
  *        so a hit does not cost an extra write each time.
@@ -74,6 +77,7 @@ export class ResponseCache {
   readonly #options: ResponseCacheOptions;
   readonly #now: () => number;
   readonly #pendingTouches = new Map<string, number>();
+  #lastReadMark = new Map<Tag, number>();
   #lastTouch = new Map<string, number>();
   #touchTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
@@ -209,6 +213,33 @@ export class ResponseCache {
     pipeline.publish(this.#invalidations, JSON.stringify([...all]));
     this.#local.invalidate([...all]);
     await pipeline.exec();
+  }
+
+  /**
+   * Notes that an agent read data a vouch covers (these tags) past its plain freshness. Node tags
+   * are traced back to their PR through the learned ids. Throttled per tag; never fails a read.
+   */
+  async noteAgentRead(vouchTags: readonly Tag[], everyMs: number): Promise<void> {
+    const now = this.#now();
+    const due = vouchTags.filter((tag) => (this.#lastReadMark.get(tag) ?? 0) <= now - everyMs);
+    if (due.length === 0) return;
+    for (const tag of due) this.#lastReadMark.set(tag, now);
+    if (this.#lastReadMark.size > 50_000) this.#lastReadMark = new Map();
+    const ids = due.filter((t) => t.startsWith("node:")).map((t) => t.slice("node:".length));
+    const prTags = new Set(due.filter((t) => t.startsWith("num:")));
+    for (const tag of await this.tagsForIds(ids)) if (tag.startsWith("num:")) prTags.add(tag);
+    if (prTags.size === 0) return;
+    const pipeline = this.#redis.pipeline();
+    const ttl = Math.max(60, this.#options.retainSeconds);
+    for (const tag of prTags) pipeline.set(`${this.#p}:rd:${tag}`, String(now), "EX", ttl);
+    await pipeline.exec();
+  }
+
+  /** When agents last read each PR tag (0 when not known), in order. */
+  async agentReads(prTags: readonly Tag[]): Promise<number[]> {
+    if (prTags.length === 0) return [];
+    const values = await this.#redis.mget(...prTags.map((t) => `${this.#p}:rd:${t}`));
+    return values.map((v) => Number(v ?? 0));
   }
 
   /** Records global ids seen in answers (id → the tags a write to it must bump). */

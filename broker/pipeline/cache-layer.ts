@@ -121,6 +121,13 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
       return next(request);
     }
     const answer = lookup.answer;
+    if (c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && now() - answer.storedAt < c.freshMs)) {
+      // Past plain freshness: tell the lifecycle this PR is being read, so its guards keep the
+      // vouches for it recent. A twentieth of the vouch window keeps the marks cheap.
+      cache.noteAgentRead(c.vouchTags, c.guardedFreshMs / 20).catch((error: unknown) => {
+        logger.debug({ err: error, requestId: request.id }, "noting an agent read failed");
+      });
+    }
     if (answer && lookup.tagsCurrent) {
       const t = now();
       // A vouched answer is good as of the vouch (or its own fetch, if later): at most

@@ -37,6 +37,7 @@ export interface PrGuardState {
   readonly commentsEtag: string | undefined;
   readonly lastChecksAt: number | null;
   readonly lastCommentsAt: number | null;
+  readonly readByAgentsAt?: number | null;
 }
 
 export type GuardKind = "repo-prs" | "check-runs" | "commit-status" | "review-comments";

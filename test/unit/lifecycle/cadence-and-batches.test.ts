@@ -26,6 +26,16 @@ describe("cadence", () => {
       subject: { ciStatus: "failing" as const, lastChangeAt: T0 - 1_200_000 },
       ms: 120_000,
     },
+    {
+      name: "quiet 20 min but read by an agent 30 s ago",
+      subject: { ciStatus: "passing" as const, lastChangeAt: T0 - 1_200_000, readByAgentsAt: T0 - 30_000 },
+      ms: 10_000,
+    },
+    {
+      name: "quiet 20 min, last read by an agent 2 min ago",
+      subject: { ciStatus: "passing" as const, lastChangeAt: T0 - 1_200_000, readByAgentsAt: T0 - 120_000 },
+      ms: 120_000,
+    },
   ])("$name → $ms ms", ({ subject, ms }) => {
     expect(prPollInterval(subject, T0, CADENCE)).toBe(ms);
   });

@@ -176,6 +176,19 @@ describe("lifecycle service", () => {
       expect(vouched(gh)).toEqual([1, 3, 4]);
     });
 
+    it("keeps the check guards of a PR agents are reading at the active cadence, so its vouch stays recent", async () => {
+      const { clock, gh, service } = await baseline(4);
+      await service.runCycle();
+      gh.agentReads.set("acme/widgets#2", clock.now());
+      clock.advance(10_000);
+      gh.resetCounts();
+      await service.runCycle();
+      const checkGuards = gh.counts.paths.filter((p) => p.includes("/check-runs"));
+      expect(checkGuards).toHaveLength(1);
+      expect(checkGuards[0]).toContain(`/commits/${gh.pr("acme/widgets", 2).headSha}/`);
+      expect(gh.vouches.map((v) => [v.pr, v.at])).toEqual([[2, clock.now()]]);
+    });
+
     it("holds a PR back while the cache missed its invalidation, and vouches again once a repeat got through", async () => {
       const { clock, gh, service } = await baseline(4);
       gh.failInvalidate(Number.POSITIVE_INFINITY);

@@ -58,6 +58,8 @@ export interface FakeGitHub {
   readonly events: LifecycleEvent[];
   readonly invalidations: InvalidateTarget[];
   readonly vouches: VouchTarget[];
+  /** What ports.agentReads answers, by "repo#number" (absent: never read). */
+  readonly agentReads: Map<string, number>;
   readonly counts: {
     graphqlQueries: number;
     graphqlPoints: number;
@@ -94,6 +96,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
   const invalidations: InvalidateTarget[] = [];
   const vouches: VouchTarget[] = [];
   let invalidateFailures = 0;
+  const agentReads = new Map<string, number>();
   const counts = {
     graphqlQueries: 0,
     graphqlPoints: 0,
@@ -282,6 +285,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     async vouch(targets) {
       vouches.push(...targets);
     },
+    async agentReads(list) {
+      return list.map(({ repo, pr }) => agentReads.get(key(repo, pr)) ?? null);
+    },
     async publish(event) {
       events.push(event);
     },
@@ -296,6 +302,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     events,
     invalidations,
     vouches,
+    agentReads,
     counts,
     get budget() {
       return state.budget;
