@@ -5,7 +5,11 @@
  * configuration), on the same still world. Reported: upstream GraphQL points and requests per arm
  * (the simulator's own accounting), their ratio, gh wall time per poll (p50/p99), and whether every
  * answer through the broker equals the direct answer for the same PR.
- * Usage: npm run bench:batching [-- --sessions 50 --interval 10 --seconds 120 --json FILE]
+ * `--lifecycle`: the broker's lifecycle also watches each session's PR, as AO has it do (its free
+ * guards then vouch for the PRs, and agents' polls of an unchanged PR are served from the cache).
+ * `--budgets repeat=MS,watch=MS`: batching latency budgets other than the defaults.
+ * Usage: npm run bench:batching [-- --sessions 50 --interval 10 --seconds 120 --lifecycle
+ *        --budgets repeat=1500 --json FILE]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +23,7 @@ import { startSimulator } from "../github-sim/index.js";
 
 interface Poll {
   readonly stdout: string;
+  readonly stderr: string;
   readonly code: number | null;
   readonly ms: number;
 }
@@ -28,10 +33,15 @@ function gh(args: string[], env: Record<string, string>): Promise<Poll> {
   return new Promise((resolve) => {
     const child = spawn("gh", args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
+    let stderr = "";
     child.stdout.on("data", (c: Buffer) => {
       stdout += c.toString();
     });
-    child.on("exit", (code) => resolve({ stdout, code, ms: performance.now() - started }));
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    // "close", not "exit": exit can come before the last of stdout has been read.
+    child.on("close", (code) => resolve({ stdout, stderr, code, ms: performance.now() - started }));
   });
 }
 
@@ -71,12 +81,25 @@ async function main(): Promise<void> {
       sessions: { type: "string", default: "50" },
       interval: { type: "string", default: "10" },
       seconds: { type: "string", default: "120" },
+      lifecycle: { type: "boolean", default: false },
+      budgets: { type: "string" },
       json: { type: "string" },
     },
   });
   const sessions = Number(values.sessions);
   const intervalMs = Number(values.interval) * 1000;
   const durationMs = Number(values.seconds) * 1000;
+  const budgets = Object.fromEntries(
+    (values.budgets ?? "")
+      .split(",")
+      .filter(Boolean)
+      .map((pair) => {
+        const [name, ms] = pair.split("=");
+        if (!name || !Number.isInteger(Number(ms)))
+          throw new Error(`--budgets: expected class=MS, got ${pair}`);
+        return [name, Number(ms)];
+      }),
+  );
   const dir = mkdtempSync(join(tmpdir(), "aob-bench-batch-"));
   const redis = await startEmbeddedRedis({ dir: join(dir, "redis"), detached: false, persist: false });
   const sim = await startSimulator({ port: 0, prs: sessions });
@@ -116,6 +139,8 @@ async function main(): Promise<void> {
         stateDir: join(dir, "state"),
         upstream: { url: sim.url, forwardClientHost: true },
         redis: { url: redis.url, prefix: "bench" },
+        ...(Object.keys(budgets).length > 0 ? { batching: { latencyBudgetMs: budgets } } : {}),
+        lifecycle: { enabled: values.lifecycle },
       },
     });
     const client = await connectBroker({ socketPath: broker.socketPath });
@@ -125,6 +150,12 @@ async function main(): Promise<void> {
         pr,
         (await client.openSession({ id: `s${pr}`, repo: "acme/widgets" })).env as Record<string, string>,
       );
+    if (values.lifecycle) {
+      for (const pr of prs)
+        await client.watch({ sessionId: `s${pr}`, repo: "acme/widgets", branch: `gen/pr-${pr}`, pr });
+      // Let the first cycle read every PR and the guards take their baselines, as in steady state.
+      await new Promise((r) => setTimeout(r, 25_000));
+    }
     await client.close();
     process.stderr.write("broker arm\n");
     const viaBroker = await runArm(
@@ -138,17 +169,20 @@ async function main(): Promise<void> {
 
     let compared = 0;
     let different = 0;
+    const differences: { pr: number; expected: string; got: Poll }[] = [];
     for (const pr of prs) {
-      const reference = direct.get(pr)?.[0]?.stdout;
+      const reference = direct.get(pr)?.[0]?.stdout ?? "";
       for (const poll of viaBroker.get(pr) ?? []) {
         compared++;
-        if (poll.stdout !== reference) different++;
+        if (poll.stdout === reference) continue;
+        different++;
+        if (differences.length < 5) differences.push({ pr, expected: reference, got: poll });
       }
     }
     const directMs = [...direct.values()].flat().map((p) => p.ms);
     const brokerMs = [...viaBroker.values()].flat().map((p) => p.ms);
     const result = {
-      command: `npm run bench:batching -- --sessions ${sessions} --interval ${values.interval} --seconds ${values.seconds}`,
+      command: `npm run bench:batching -- --sessions ${sessions} --interval ${values.interval} --seconds ${values.seconds}${values.lifecycle ? " --lifecycle" : ""}${values.budgets ? ` --budgets ${values.budgets}` : ""}`,
       sessions,
       intervalSeconds: Number(values.interval),
       seconds: Number(values.seconds),
@@ -168,6 +202,7 @@ async function main(): Promise<void> {
       },
       answersCompared: compared,
       answersDifferent: different,
+      differences,
     };
     const ratio = result.direct.graphqlPoints / Math.max(1, result.broker.graphqlPoints);
     process.stdout.write(
