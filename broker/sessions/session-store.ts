@@ -87,6 +87,11 @@ function newToken(kind: TokenKind): string {
 }
 
 const INVOCATION_RETENTION_MS = 24 * 3600 * 1000;
+/**
+ * Once gh has exited its record is only history (the calls stream keeps the attribution), so it
+ * goes after an hour: at hundreds of agents a day of records would be millions of keys.
+ */
+const FINISHED_INVOCATION_RETENTION_MS = 3600 * 1000;
 
 export class SessionStore {
   readonly #redis: Redis;
@@ -278,10 +283,12 @@ export class SessionStore {
       durationMs: String(Math.max(0, Math.round(input.durationMs))),
     };
     if (input.signal) fields.signal = input.signal;
-    const [, [, raw]] = (await this.#redis.multi().hset(key, fields).hgetall(key).exec()) as [
-      unknown,
-      [unknown, Record<string, string>],
-    ];
+    const [, , [, raw]] = (await this.#redis
+      .multi()
+      .hset(key, fields)
+      .pexpire(key, FINISHED_INVOCATION_RETENTION_MS)
+      .hgetall(key)
+      .exec()) as [unknown, unknown, [unknown, Record<string, string>]];
     if (!raw?.sessionId) {
       await this.#redis.del(key);
       return undefined;

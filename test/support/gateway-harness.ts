@@ -26,6 +26,8 @@ export interface GatewayStack {
   readonly cache: ResponseCache;
   readonly gateway: GatewayServer;
   readonly redis: Redis;
+  /** The key prefix the stack writes under. */
+  readonly prefix: string;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
     cache,
     gateway,
     redis,
+    prefix: options.prefix,
     close: async () => {
       await gateway.close(1000);
       await resolver.close();

@@ -320,6 +320,17 @@ describe("gateway", () => {
       ).toBe(401);
     });
 
+    it("keeps a finished invocation's record an hour, not the day an unfinished one keeps", async () => {
+      const running = await stack.store.issueInvocationToken({ sessionId: "s1", argv: ["run", "watch"] });
+      const done = await stack.store.issueInvocationToken({ sessionId: "s1", argv: ["pr", "view", "1"] });
+      await stack.store.finishInvocation({ invocationId: done.invocationId, exitCode: 0, durationMs: 80 });
+      const ttl = (id: string) => stack.redis.pttl(`${stack.prefix}:invocation:${id}`);
+      expect(await ttl(done.invocationId)).toBeGreaterThan(3_500_000);
+      expect(await ttl(done.invocationId)).toBeLessThanOrEqual(3_600_000);
+      expect(await ttl(running.invocationId)).toBeGreaterThan(23 * 3_600_000);
+      expect((await stack.store.getInvocation(done.invocationId))?.exitCode).toBe(0);
+    });
+
     it("refuses writes on a read-only session with 403", async () => {
       const ro = await stack.store.open({ id: "ro", repo: "acme/widgets", readOnly: true });
       const res = await rawRequest(stack.port, {
