@@ -64,10 +64,13 @@ export function renderPlot(runs: readonly StepResult[], options: PlotOptions = {
     ((Math.log10(Math.max(v, y0)) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0))) * plotH;
 
   const out: string[] = [];
+  const title = escapeXml(options.title ?? "GraphQL points per hour vs sessions");
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    // The accessible name: what screen readers and image-less viewers show.
+    `<title>${title}${options.subtitle ? ` — ${escapeXml(options.subtitle)}` : ""}</title>`,
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${m.left}" y="24" font-size="16" font-weight="bold">${escapeXml(options.title ?? "GraphQL points per hour vs sessions")}</text>`,
+    `<text x="${m.left}" y="24" font-size="16" font-weight="bold">${title}</text>`,
   );
   if (options.subtitle)
     out.push(`<text x="${m.left}" y="42" fill="#555555">${escapeXml(options.subtitle)}</text>`);
