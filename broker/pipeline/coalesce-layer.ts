@@ -10,7 +10,9 @@
  * Across brokers: the leader also takes a Redis lock `p:inflight:<hash>` (SET NX PX). A broker that
  * finds the lock taken waits for the leader's answer on the `p:coalesced` channel (the leader
  * publishes it when the waiter counter says someone is listening), and becomes a leader itself if the
- * lock vanishes without an answer (the other broker crashed) or its own deadline nears.
+ * lock vanishes without an answer (the other broker crashed) or its own deadline nears. The lock is
+ * short (6 s) and the leader renews it every third of that while its flight lasts
+ * (extendLock-1.lua), so a crashed leader's followers take over within seconds, not at a long TTL.
  * Invariants: a leader's error is its followers' error; nothing is cached from an error (the cache
  * layer above decides); writes are never coalesced.
  * A lock whose release failed (Redis went away as the flight ended) would make every later request
@@ -22,6 +24,8 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../common/index.js";
 import { ResponseCache } from "../cache/response-cache.js";
+import { BrokerErrors } from "../errors.js";
+import { LuaScripts } from "../redis/lua-scripts.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import type { CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
 
@@ -35,7 +39,7 @@ export interface CoalesceLayerOptions {
     /** Answers larger than this are not published; remote followers then go upstream. @defaultValue 2 MiB */
     readonly maxPublishBytes?: number;
   };
-  /** @defaultValue 60000 */
+  /** Lock lifetime, renewed by the leader every third of it. @defaultValue 6000 */
   readonly lockTtlMs?: number;
   /** How often a lock release that failed (Redis away) is tried again. @defaultValue 500 */
   readonly releaseRetryMs?: number;
@@ -70,9 +74,12 @@ function round3(n: number): number {
 export function coalesceLayer(options: CoalesceLayerOptions): Layer {
   const flights = new Map<string, Flight>();
   const remoteWaiters = new Map<string, Set<(answer: PublishedAnswer | undefined) => void>>();
-  const lockTtl = options.lockTtlMs ?? 60_000;
+  const lockTtl = options.lockTtlMs ?? 6_000;
   const releaseRetryMs = options.releaseRetryMs ?? 500;
   const shared = options.shared;
+  const scripts = shared
+    ? new LuaScripts(shared.redis, ["extendLock-1.lua"], BrokerErrors.AO_ERR_STATE_UNAVAILABLE)
+    : undefined;
   const channel = shared ? `${shared.prefix}:coalesced` : "";
   let subscribed: Promise<unknown> | undefined;
   // Lock values are `<this layer's id>:<flight id>`, so a stale lock of ours can be recognised.
@@ -213,14 +220,26 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
   ): Promise<GhResponse> => {
     const sharing: CostSharing = { participants: [{ sessionId: request.caller.sessionId, basis: 1 }] };
     const hashed = ResponseCache.hashKey(key);
+    const lockKey = shared ? `${shared.prefix}:inflight:${hashed}` : "";
+    const renew =
+      token !== undefined && scripts
+        ? setInterval(() => {
+            scripts.run("extendLock", [lockKey], [token, lockTtl]).catch(() => undefined);
+            // The followers' counter lives as long as the lock, or the answer would not be published.
+            shared?.redis.pexpire(`${lockKey}:w`, lockTtl).catch(() => undefined);
+          }, lockTtl / 3)
+        : undefined;
+    renew?.unref();
     const promise = (async () => {
       let answer: GhResponse;
       try {
         answer = await next({ ...request, sharing });
       } catch (error) {
+        clearInterval(renew);
         await publish(hashed, { key: hashed, ok: false }, token);
         throw error;
       }
+      clearInterval(renew);
       const maxBytes = shared?.maxPublishBytes ?? 2 * 1024 * 1024;
       await publish(
         hashed,
