@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseCache } from "../../../broker/cache/response-cache.js";
 import { createRedisClient } from "../../../broker/index.js";
 import { coalesceLayer } from "../../../broker/pipeline/coalesce-layer.js";
-import type { GhRequest, GhResponse } from "../../../broker/pipeline/types.js";
+import type { GhResponse } from "../../../broker/pipeline/types.js";
 import { PubSubHub } from "../../../broker/redis/pubsub-hub.js";
 import { silentLogger } from "../../../common/index.js";
+import { prReadRequest } from "../../support/pr-read-request.js";
 import { startTestRedis, type TestRedis } from "../../support/redis.js";
 
 let redis: TestRedis;
@@ -40,36 +41,6 @@ function broker(prefix: string, lockTtlMs: number) {
   };
 }
 
-function request(): GhRequest {
-  const now = Date.now();
-  return {
-    id: `r-${now}-${Math.random()}`,
-    method: "GET",
-    path: "/repos/acme/widgets/pulls/1",
-    headers: {},
-    caller: { sessionId: "s1", readOnly: false, weight: 1 },
-    classification: {
-      kind: "rest-read",
-      resource: "core",
-      cacheable: true,
-      cacheKey: "GET /repos/acme/widgets/pulls/1",
-      reads: [],
-      writes: [],
-      writeNodeIds: [],
-      freshMs: 0,
-      guardedFreshMs: 0,
-      vouchTags: [],
-      estimatedCost: 1,
-      free: false,
-      contentCreation: false,
-    },
-    priority: "interactive",
-    deadlineAt: now + 30_000,
-    allowStale: false,
-    receivedAt: now,
-  } as GhRequest;
-}
-
 const answer: GhResponse = {
   status: 200,
   headers: { "content-type": "application/json" },
@@ -89,9 +60,9 @@ describe("the cross-broker coalescing lock", () => {
       await sleep(1_200);
       return answer;
     };
-    const leader = a.layer(slow)(request());
+    const leader = a.layer(slow)(prReadRequest(30_000));
     await sleep(100);
-    const follower = await b.layer(slow)(request());
+    const follower = await b.layer(slow)(prReadRequest(30_000));
     expect((await leader).status).toBe(200);
     expect(follower.cache).toBe("COALESCED");
     expect(calls).toBe(1);
@@ -100,14 +71,14 @@ describe("the cross-broker coalescing lock", () => {
   it("is given up soon after its leader died, not at a long TTL", async () => {
     const b = broker("dead", 1_000);
     // What a killed broker leaves: its lock, last renewed just before the kill, and no answer.
-    const key = `dead:inflight:${ResponseCache.hashKey(`${request().classification.cacheKey}\u0000\u0000`)}`;
+    const key = `dead:inflight:${ResponseCache.hashKey(`${prReadRequest(30_000).classification.cacheKey}\u0000\u0000`)}`;
     await b.client.set(key, "crashed-broker:flight", "PX", 1_000);
     let calls = 0;
     const started = Date.now();
     const response = await b.layer(async () => {
       calls++;
       return answer;
-    })(request());
+    })(prReadRequest(30_000));
     expect(response.status).toBe(200);
     expect(calls).toBe(1);
     expect(Date.now() - started).toBeGreaterThan(500);

@@ -11,9 +11,10 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient, type EmbeddedRedis, startEmbeddedRedis } from "../../../broker/index.js";
 import { coalesceLayer } from "../../../broker/pipeline/coalesce-layer.js";
-import type { GhRequest, GhResponse, Handler } from "../../../broker/pipeline/types.js";
+import type { GhResponse, Handler } from "../../../broker/pipeline/types.js";
 import { PubSubHub } from "../../../broker/redis/pubsub-hub.js";
 import { silentLogger } from "../../../common/index.js";
+import { prReadRequest } from "../../support/pr-read-request.js";
 
 let dir: string;
 let server: EmbeddedRedis;
@@ -21,36 +22,6 @@ const clients: Redis[] = [];
 
 const start = () => startEmbeddedRedis({ dir, detached: false, persist: true });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function request(deadlineMs: number): GhRequest {
-  const now = Date.now();
-  return {
-    id: `r-${now}-${Math.random()}`,
-    method: "GET",
-    path: "/repos/acme/widgets/pulls/1",
-    headers: {},
-    caller: { sessionId: "s1", readOnly: false, weight: 1 },
-    classification: {
-      kind: "rest-read",
-      resource: "core",
-      cacheable: true,
-      cacheKey: "GET /repos/acme/widgets/pulls/1",
-      reads: [],
-      writes: [],
-      writeNodeIds: [],
-      freshMs: 0,
-      guardedFreshMs: 0,
-      vouchTags: [],
-      estimatedCost: 1,
-      free: false,
-      contentCreation: false,
-    },
-    priority: "interactive",
-    deadlineAt: now + deadlineMs,
-    allowStale: false,
-    receivedAt: now,
-  };
-}
 
 const answer: GhResponse = {
   status: 200,
@@ -113,13 +84,13 @@ describe("coalescing across a Redis restart", () => {
       const upstream = stoppingRedisOnce();
       const handler = layer(upstream.next);
 
-      expect((await handler(request(20_000))).status).toBe(200);
+      expect((await handler(prReadRequest(20_000))).status).toBe(200);
       server = await start();
       await ready(redis);
       expect(await redis.keys(`${prefix}:inflight:*`)).toHaveLength(1);
 
       const started = Date.now();
-      const second = await handler(request(20_000));
+      const second = await handler(prReadRequest(20_000));
       expect(second.status).toBe(200);
       expect(upstream.calls()).toBe(2);
       expect(Date.now() - started).toBeLessThan(2_000);
@@ -137,12 +108,12 @@ describe("coalescing across a Redis restart", () => {
       const other = coalesceLayer({ logger: silentLogger(), shared: { ...b, prefix } });
       const upstream = stoppingRedisOnce();
 
-      expect((await owner(upstream.next)(request(20_000))).status).toBe(200);
+      expect((await owner(upstream.next)(prReadRequest(20_000))).status).toBe(200);
       server = await start();
       await Promise.all([ready(a.redis), ready(b.redis)]);
 
       const started = Date.now();
-      const second = await other(upstream.next)(request(20_000));
+      const second = await other(upstream.next)(prReadRequest(20_000));
       expect(second.status).toBe(200);
       expect(upstream.calls()).toBe(2);
       expect(Date.now() - started).toBeLessThan(3_000);
