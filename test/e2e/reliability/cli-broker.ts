@@ -101,6 +101,21 @@ export class CliBroker {
     await running.exited;
   }
 
+  /**
+   * Stops the broker, then its embedded Redis: that one runs detached to outlive broker crashes,
+   * so a test that is done with it must end it itself.
+   */
+  async stopWithRedis(): Promise<void> {
+    const redisPid = this.redisPid();
+    await this.stop();
+    if (!redisPid) return;
+    try {
+      process.kill(redisPid, "SIGKILL");
+    } catch {
+      // already stopped with the broker
+    }
+  }
+
   output(): string {
     return [...this.outputs, this.#running?.output() ?? ""].join("\n");
   }

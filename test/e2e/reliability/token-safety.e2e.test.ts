@@ -75,15 +75,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ipc?.close();
-  const redisPid = broker?.redisPid();
-  await broker?.stop();
-  if (redisPid) {
-    try {
-      process.kill(redisPid, "SIGKILL");
-    } catch {
-      // stopped with the broker
-    }
-  }
+  await broker?.stopWithRedis();
   await sim?.close();
   await receiver?.close();
   rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
  * is never sent with valid params (it would end the run), nor any call that could close the
  * fuzzer's own session.
  */
+import { METHOD_NAMES } from "../../../client/index.js";
 import { graphqlDocument, graphqlVariables } from "./graphql-inputs.js";
 import type { Rng } from "./rng.js";
 
@@ -110,25 +111,10 @@ function fuzzParams(rng: Rng, method: string, ctx: IpcContext): unknown {
   }
 }
 
+// Every protocol method, the broker's extension methods, and names no broker knows.
 const METHODS = [
-  "session.open",
-  "session.close",
-  "session.list",
-  "token.issue",
-  "invocation.finish",
-  "budget.get",
-  "graphql",
-  "rest",
-  "stats",
-  "lifecycle.watch",
-  "lifecycle.unwatch",
-  "lifecycle.status",
-  "events.subscribe",
-  "events.unsubscribe",
-  "broker.status",
-  "broker.shutdown",
+  ...METHOD_NAMES,
   "trace.report",
-  "hello",
   "nope",
   "",
   "rpc.discover",
