@@ -1,8 +1,10 @@
 /**
  * Starvation-free priorities: jobs are entered in a ZSET with the time their class's aging bound
- * runs out; every tick ONE broker (a short Redis lock) promotes the due ones to the top priority,
- * at the front (lifo), so under any backlog a low-priority job runs within its bound plus a tick
- * plus one job. Jobs that started meanwhile are taken out of the ZSET by the worker.
+ * runs out; every tick ONE broker (a short Redis lock) promotes the due ones, oldest first, to
+ * BullMQ's plain wait list (core/priority.ts AGED_PRIORITY), which runs before every prioritised
+ * job in the order the jobs aged. So under any backlog a low-priority job runs within its bound
+ * plus a tick plus the aged jobs older than it. Jobs that started meanwhile are taken out of the
+ * ZSET by the worker.
  */
 import type { Redis } from "ioredis";
 import { AGED_PRIORITY } from "./core/priority.js";

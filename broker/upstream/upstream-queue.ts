@@ -286,9 +286,9 @@ export class UpstreamQueue {
           keys: this.#keys,
           instanceId: this.instanceId,
           tickMs: policy.agingTickMs,
-          // lifo: the aged job goes to the front of the top priority, ahead of queued lifecycle work.
+          // Not lifo: aged jobs queue behind those that aged before them.
           changePriority: (lane, id, priority) =>
-            this.#queue(lane).getBackend().changePriority(id, priority, true),
+            this.#queue(lane).getBackend().changePriority(id, priority, false),
         })
           .then(() => undefined)
           .catch((err: unknown) => {

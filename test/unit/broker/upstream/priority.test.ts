@@ -20,7 +20,8 @@ describe("promoteAt", () => {
   ] as const)("$name", ({ priority, want }) => {
     expect(promoteAt(priority, 1_000_000, bounds)).toBe(want);
   });
-  it("promotes to the top priority", () => {
-    expect(AGED_PRIORITY).toBe(BULLMQ_PRIORITY.lifecycle);
+  it("promotes ahead of every class: BullMQ's un-prioritised wait list", () => {
+    expect(AGED_PRIORITY).toBe(0);
+    expect(Math.min(...Object.values(BULLMQ_PRIORITY))).toBeGreaterThan(AGED_PRIORITY);
   });
 });
