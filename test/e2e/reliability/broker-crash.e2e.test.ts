@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrokerClient, connectBroker } from "../../../client/index.js";
 import { isAoError } from "../../../common/index.js";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
-import { CliBroker, freePort, queuedWrites } from "./cli-broker.js";
+import { CliBroker, freePort, queuedWrites, writeJobFate } from "./cli-broker.js";
 
 const MARKER = /crash-[a-z]+-\d+/;
 const KILLS = 10;
@@ -273,6 +273,7 @@ describe("the broker under kill -9", () => {
     const running = load(pr1?.nodeId ?? "", repo?.nodeId ?? "", () => stopped);
     const mustRun = new Set<string>();
     const runningAtKill = new Set<string>();
+    const jobIds = new Map<string, string>();
     const tokenAfterRestart: number[] = [];
     for (let i = 0; i < KILLS; i++) {
       await sleep(600 + ((i * 337) % 700));
@@ -280,6 +281,7 @@ describe("the broker under kill -9", () => {
       // Nothing moves the queue now: what waits there never started and must run after the restart.
       const q = await queuedWrites(inspect, "aob", MARKER);
       for (const m of q.queued) mustRun.add(m);
+      for (const [m, id] of q.jobIds) jobIds.set(m, id);
       for (const m of q.active) runningAtKill.add(m);
       await sleep(150);
       await broker.start();
@@ -310,8 +312,14 @@ describe("the broker under kill -9", () => {
     expect([...counts].filter(([, c]) => c > 1)).toEqual([]);
     expect([...counts.keys()].filter((m) => !writes.has(m))).toEqual([]);
     // Every accepted write ran exactly once; so did every write found waiting in the queue.
-    expect(accepted.filter((m) => counts.get(m) !== 1)).toEqual([]);
-    expect([...mustRun].filter((m) => counts.get(m) !== 1)).toEqual([]);
+    const story = async (m: string) => {
+      const id = jobIds.get(m);
+      const fate = id ? await writeJobFate(inspect, id) : "never seen in the queue";
+      return `${m} ran ${counts.get(m) ?? 0}×; caller saw ${writes.get(m)?.outcome} (${writes.get(m)?.detail}); job ${fate}`;
+    };
+    const stories = (markers: string[]) => Promise.all(markers.filter((m) => counts.get(m) !== 1).map(story));
+    expect(await stories(accepted)).toEqual([]);
+    expect(await stories([...mustRun])).toEqual([]);
     expect(mustRun.size).toBeGreaterThan(0);
     expect(runningAtKill.size).toBeGreaterThan(0);
     expect(accepted.length).toBeGreaterThan(5);

@@ -158,6 +158,8 @@ export interface QueuedWrites {
   readonly queued: string[];
   /** Markers of write jobs that were running: their outcome is unknown, at most once. */
   readonly active: string[];
+  /** Marker → BullMQ job id, to ask later what became of the job (writeJobFate). */
+  readonly jobIds: ReadonlyMap<string, string>;
 }
 
 /**
@@ -172,6 +174,7 @@ export async function queuedWrites(redis: Redis, prefix = "aob", marker: RegExp)
     redis.zrange(`${base}:delayed`, "0", "-1"),
     redis.lrange(`${base}:active`, 0, -1),
   ]);
+  const jobIds = new Map<string, string>();
   const markersOf = async (ids: string[]) => {
     const out: string[] = [];
     for (const id of ids) {
@@ -180,9 +183,26 @@ export async function queuedWrites(redis: Redis, prefix = "aob", marker: RegExp)
       const body = (JSON.parse(data) as { body?: string }).body;
       const text = body ? Buffer.from(body, "base64").toString("utf8") : "";
       const found = marker.exec(text)?.[0];
-      if (found) out.push(found);
+      if (found) {
+        out.push(found);
+        jobIds.set(found, id);
+      }
     }
     return out;
   };
-  return { queued: await markersOf([...wait, ...prioritized, ...delayed]), active: await markersOf(active) };
+  return {
+    queued: await markersOf([...wait, ...prioritized, ...delayed]),
+    active: await markersOf(active),
+    jobIds,
+  };
+}
+
+/** What BullMQ recorded of a write job's end, for a failure message that says why. */
+export async function writeJobFate(redis: Redis, id: string, prefix = "aob"): Promise<string> {
+  const job = await redis.hgetall(`{${prefix}:up}:writes:${id}`);
+  if (!job.data) return "job gone (removed after it finished)";
+  const at = (ms?: string) => (ms ? new Date(Number(ms)).toISOString() : "never");
+  return `started ${at(job.processedOn)}, finished ${at(job.finishedOn)}, ${
+    job.failedReason ? `failed: ${job.failedReason}` : `returned ${job.returnvalue ?? "nothing"}`
+  }`;
 }
