@@ -73,18 +73,18 @@ describe("priorities", () => {
   });
 
   it("runs jobs that aged while the lane was blocked in the order they were submitted, before lifecycle work", async () => {
-    fake.route("GET", "/blocker", { body: "{}", delayMs: 2_500 });
+    fake.route("GET", "/blocker", { body: "{}", delayMs: 1_500 });
     fake.route("GET", "/lifecycle", { body: "{}" });
     for (let i = 0; i < 5; i++) fake.route("GET", `/background-${i}`, { body: "{}" });
-    const q = await h.queue({ ...ONE_READ_AT_A_TIME, agingMs: { background: 200 }, agingTickMs: 50 });
+    const q = await h.queue({ ...ONE_READ_AT_A_TIME, agingMs: { background: 150 }, agingTickMs: 50 });
     const blocker = q.submit(get("/blocker", { priority: "lifecycle" }));
     while (fake.count("GET", "/blocker") === 0) await sleep(10);
-    // Submitted 150 ms apart, so each ages in a tick of its own while the blocker runs.
+    // Submitted 100 ms apart, so each ages in a tick of its own, all well before the blocker ends.
     const jobs: Promise<unknown>[] = [];
     for (let i = 0; i < 5; i++) {
       jobs.push(q.submit(get(`/background-${i}`, { priority: "background" })));
       jobs.push(q.submit(get("/lifecycle", { priority: "lifecycle" })));
-      await sleep(150);
+      await sleep(100);
     }
     await Promise.all([blocker, ...jobs]);
     const ran = fake.hits.slice(1).map((x) => x.path);
