@@ -257,8 +257,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               maxCost: config.batching.maxCost,
             }),
           onScheduler: (scheduler) => closers.push(() => scheduler.close({ flush: true })),
-          captureContext: () => observability.captureContext(),
-          traceFlush: (members, fn) => observability.traceFlush(members, fn),
+          captureContext: (request) => observability.captureContext(request),
+          traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),
         })
       : undefined;
     const pipeline = createGatewayPipeline({

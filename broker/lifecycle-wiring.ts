@@ -46,7 +46,7 @@ export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
           redis: w.redis,
           prefix: w.prefix,
           run: async (request, send) => {
-            const response = await w.observability.traceRequest(request, send);
+            const response = await w.observability.traceLifecycleRequest(request, send);
             w.observability.recordAnswer(request.caller, request, response, response.status);
             return response;
           },

@@ -9,14 +9,17 @@ import type { Logger } from "../common/index.js";
 import type { LifecycleInstrumentation } from "../lifecycle/index.js";
 import {
   type AoTraceWriter,
-  activeSpanContext,
   type CallRecord,
+  type Context,
+  contextWithSpan,
   endRequestSpan,
   endUpstreamSpan,
   ghOperation,
   InvocationTracker,
   openAoTraceWriterFromEnv,
-  runInSpan,
+  runInContext,
+  type Span,
+  spanIn,
   startRequestSpan,
   startUpstreamSpan,
   type Telemetry,
@@ -53,6 +56,15 @@ export class BrokerObservability {
   readonly #upstreamUrl: string;
   readonly #writer: AoTraceWriter | undefined;
   readonly invocations: InvocationTracker;
+  /**
+   * The span context of every request being traced, by request id, and of the lifecycle step
+   * running now: how upstream calls, batch flushes and lifecycle requests find their parent span.
+   * Passing parents this way instead of through an async context manager (AsyncLocalStorage,
+   * which on Node 20 taxes every promise in the process) is most of what keeps tracing cheap on
+   * a cache hit (docs/observability.md, "Overhead").
+   */
+  readonly #requestContexts = new Map<string, Context>();
+  #lifecycleContext: Context | undefined;
   #gaugeTimer: NodeJS.Timeout | undefined;
   #pausesSeen = 0;
 
@@ -129,6 +141,20 @@ export class BrokerObservability {
 
   /** Runs one gateway/IPC request inside its span, a child of its gh invocation's span. */
   traceRequest(request: GhRequest, run: () => Promise<GhResponse>): Promise<GhResponse> {
+    return this.#traceRequest(request, run, this.invocations.parentContext(request.caller.invocationId));
+  }
+
+  /** Runs one lifecycle request inside its span, a child of the lifecycle step that sent it. */
+  traceLifecycleRequest(request: GhRequest, run: () => Promise<GhResponse>): Promise<GhResponse> {
+    return this.#traceRequest(request, run, this.#lifecycleContext);
+  }
+
+  async #traceRequest(
+    request: GhRequest,
+    run: () => Promise<GhResponse>,
+    parent: Context | undefined,
+  ): Promise<GhResponse> {
+    if (!this.#t.tracingEnabled) return run();
     const span = startRequestSpan(
       this.#t.tracer,
       {
@@ -145,26 +171,28 @@ export class BrokerObservability {
         resource: request.classification.resource,
         readOnly: request.caller.readOnly,
       },
-      this.invocations.parentContext(request.caller.invocationId),
+      parent,
     );
-    return runInSpan(span, async () => {
-      try {
-        const response = await run();
-        endRequestSpan(span, {
-          status: response.status,
-          cache: response.cache,
-          cost: response.cost,
-          resource: response.resource,
-          waitedMs: response.waitedMs,
-          batched: response.cache === "BATCHED",
-          coalesced: response.cache === "COALESCED",
-        });
-        return response;
-      } catch (error) {
-        endRequestSpan(span, { status: 0, cache: "BYPASS", cost: 0, error });
-        throw error;
-      }
-    });
+    const ctx = contextWithSpan(span, parent);
+    this.#requestContexts.set(request.id, ctx);
+    try {
+      const response = await runInContext(ctx, run);
+      endRequestSpan(span, {
+        status: response.status,
+        cache: response.cache,
+        cost: response.cost,
+        resource: response.resource,
+        waitedMs: response.waitedMs,
+        batched: response.cache === "BATCHED",
+        coalesced: response.cache === "COALESCED",
+      });
+      return response;
+    } catch (error) {
+      endRequestSpan(span, { status: 0, cache: "BYPASS", cost: 0, error });
+      throw error;
+    } finally {
+      if (this.#requestContexts.get(request.id) === ctx) this.#requestContexts.delete(request.id);
+    }
   }
 
   /** Wraps one call to the upstream queue in an upstream span and its metrics. */
@@ -173,11 +201,15 @@ export class BrokerObservability {
     send: () => Promise<UpstreamAnswer>,
   ): Promise<UpstreamAnswer> {
     const started = performance.now();
-    const span = startUpstreamSpan(this.#t.tracer, {
-      method: request.method,
-      url: `${this.#upstreamUrl}${request.path}`,
-      resource: request.resource,
-    });
+    const span = startUpstreamSpan(
+      this.#t.tracer,
+      {
+        method: request.method,
+        url: `${this.#upstreamUrl}${request.path}`,
+        resource: request.resource,
+      },
+      this.#requestContexts.get(request.requestId),
+    );
     try {
       const answer = await send();
       const rateLimit = answer.headers["x-ratelimit-limit"]
@@ -209,14 +241,36 @@ export class BrokerObservability {
     }
   }
 
-  /** What a batch member hands the flush span to link to. */
-  captureContext(): unknown {
-    return activeSpanContext();
+  /** What a batch member hands the flush span: its request span, to link to and back from. */
+  captureContext(request: GhRequest): unknown {
+    return spanIn(this.#requestContexts.get(request.id));
   }
 
-  traceFlush<T>(members: readonly unknown[], fn: () => Promise<T>): Promise<T> {
-    this.#t.instruments.recordBatchFlush(members.length);
-    return withBatchFlushSpan(this.#t.tracer, { members: members as never, resource: "graphql" }, fn);
+  /**
+   * Runs the flush of `request`, a query merged from members' requests: with several members in
+   * a flush span of its own, linked to each; with one, in that member's trace.
+   */
+  traceFlush<T>(members: readonly unknown[], request: GhRequest, fn: () => Promise<T>): Promise<T> {
+    if (members.length > 1) this.#t.instruments.recordBatchFlush(members.length);
+    if (!this.#t.tracingEnabled) return fn();
+    const inContext = async (ctx: Context | undefined) => {
+      if (ctx === undefined) return fn();
+      this.#requestContexts.set(request.id, ctx);
+      try {
+        return await fn();
+      } finally {
+        this.#requestContexts.delete(request.id);
+      }
+    };
+    if (members.length <= 1) {
+      const member = members[0] as Span | undefined;
+      return inContext(member === undefined ? undefined : contextWithSpan(member));
+    }
+    return withBatchFlushSpan(
+      this.#t.tracer,
+      { members: members as (Span | undefined)[], resource: "graphql" },
+      (span) => inContext(contextWithSpan(span)),
+    );
   }
 
   /** Accounting for one answered request (gateway or IPC). */
@@ -270,8 +324,15 @@ export class BrokerObservability {
   lifecycleInstrumentation(): LifecycleInstrumentation {
     const tracer = this.#t.tracer;
     return {
-      cycle: (info, run) => withLifecycleCycleSpan(tracer, info, () => run()),
-      step: (step, run) => withLifecycleStepSpan(tracer, step, undefined, () => run()),
+      cycle: (info, run) => withLifecycleCycleSpan(tracer, info, (span) => this.#inLifecycle(span, run)),
+      step: (step, run) =>
+        withLifecycleStepSpan(
+          tracer,
+          step,
+          undefined,
+          (span) => this.#inLifecycle(span, run),
+          this.#lifecycleContext,
+        ),
       cycleDone: (report) =>
         this.#t.instruments.recordLifecycleCycle({
           durationMs: report.durationMs,
@@ -282,6 +343,17 @@ export class BrokerObservability {
           },
         }),
     };
+  }
+
+  /** The lifecycle runs one cycle, and in it one step, at a time: one slot holds the current span. */
+  async #inLifecycle<T>(span: Span, run: () => Promise<T>): Promise<T> {
+    const previous = this.#lifecycleContext;
+    this.#lifecycleContext = contextWithSpan(span, previous);
+    try {
+      return await run();
+    } finally {
+      this.#lifecycleContext = previous;
+    }
   }
 
   onGatewayEvent(event: GatewayEvent): void {

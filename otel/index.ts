@@ -5,6 +5,8 @@
  * Files: AO's trace rows (AO_GH_TRACE_FILE), CallRecords and the trace report.
  * docs/observability.md documents every metric, span and attribute.
  */
+
+export type { Context, Span, SpanContext } from "@opentelemetry/api";
 export {
   type AoTraceWriter,
   type AoTraceWriterOptions,
@@ -84,15 +86,16 @@ export {
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus-reader.js";
 export {
   type AttributesInput,
-  activeSpanContext,
   type BatchFlushInfo,
+  contextWithSpan,
   endRequestSpan,
   endUpstreamSpan,
   type GatewayRequestInfo,
   type LifecycleCycleInfo,
   type RequestOutcome,
   recordSpanError,
-  runInSpan,
+  runInContext,
+  spanIn,
   startRequestSpan,
   startUpstreamSpan,
   type UpstreamCallInfo,

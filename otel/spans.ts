@@ -17,6 +17,7 @@ import {
   type Context,
   context,
   type Link,
+  ROOT_CONTEXT,
   type Span,
   type SpanContext,
   SpanKind,
@@ -94,16 +95,25 @@ export async function withSpan<T>(
   }
 }
 
-/** Runs `fn` with `span` active (for code that starts a span with start*Span and ends it later). */
-/** The active span's context, to link to later (a batch flush links its members' requests). */
-export function activeSpanContext(): SpanContext | undefined {
-  const spanContext = trace.getActiveSpan()?.spanContext();
-  return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+/**
+ * A context whose span is `span`: the explicit parent for spans started later under it. The
+ * broker passes these along instead of relying on an async context manager (telemetry.ts).
+ */
+export function contextWithSpan(span: Span, parent: Context = ROOT_CONTEXT): Context {
+  return trace.setSpan(parent, span);
 }
 
-export function runInSpan<T>(span: Span, fn: () => T): T {
-  if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return fn();
-  return context.with(trace.setSpan(context.active(), span), fn);
+/** The span held by `ctx`, if any. */
+export function spanIn(ctx: Context | undefined): Span | undefined {
+  return ctx === undefined ? undefined : trace.getSpan(ctx);
+}
+
+/**
+ * Runs `fn` with `ctx` active, for whatever reads the active context (Redis spans, when their
+ * async context manager is registered). Without one this is a plain call.
+ */
+export function runInContext<T>(ctx: Context, fn: () => T): T {
+  return context.with(ctx, fn);
 }
 
 export interface GatewayRequestInfo {
@@ -141,7 +151,7 @@ export function startRequestSpan(tracer: Tracer, info: GatewayRequestInfo, paren
     defined({
       [SemconvAttributes.HTTP_REQUEST_METHOD]: info.method.toUpperCase(),
       [SemconvAttributes.URL_PATH]: info.path.split("?")[0],
-      [SemconvAttributes.HTTP_ROUTE]: routeTemplate(info.path),
+      [SemconvAttributes.HTTP_ROUTE]: routeTemplate(info.path), // memoised: the name used it too
       [SemconvAttributes.GRAPHQL_OPERATION_NAME]: info.operationName,
       [SemconvAttributes.GRAPHQL_OPERATION_TYPE]: info.operationType,
       [AoAttributes.REQUEST_ID]: info.requestId,
@@ -343,12 +353,13 @@ export function withLifecycleCycleSpan<T>(
   );
 }
 
-/** A step of a lifecycle cycle: an ETag guard or a batched PR query (child of the active cycle span). */
+/** A step of a lifecycle cycle: an ETag guard or a batched PR query (child of `parent`, its cycle). */
 export function withLifecycleStepSpan<T>(
   tracer: Tracer,
   step: "guard" | "batch",
   attributes: AttributesInput,
   fn: (span: Span) => Promise<T> | T,
+  parent?: Context,
 ): Promise<T> {
   const name = step === "guard" ? SpanNames.LIFECYCLE_GUARD : SpanNames.LIFECYCLE_BATCH;
   return withSpan(
@@ -356,5 +367,6 @@ export function withLifecycleStepSpan<T>(
     name,
     () => ({ [AoAttributes.LIFECYCLE_STEP]: step, ...resolveAttributes(attributes) }),
     fn,
+    parent === undefined ? {} : { parent },
   );
 }

@@ -67,7 +67,12 @@ export interface TelemetryOptions {
   readonly maxSessionLabels?: number;
   /** Receives export failures (rate-limited). @defaultValue a silent logger */
   readonly logger?: Logger;
-  /** Redis spans from ioredis's diagnostics channels while tracing is on. @defaultValue true */
+  /**
+   * Redis spans from ioredis's diagnostics channels while tracing is on. They need an async context
+   * manager (AsyncLocalStorage) to find their parent, which on Node 20 taxes every promise of the
+   * process, so it is registered only with this or registerGlobalTracerProvider; the broker's own
+   * spans pass their parents explicitly. @defaultValue true
+   */
   readonly traceRedis?: boolean;
   /**
    * Also make this the OTel API's global tracer provider, for instrumentations that report there
@@ -187,7 +192,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   let tracer: Tracer = new DisabledTracer();
   let redisTracing: IoredisTracing | undefined;
   if (config.traces !== undefined) {
-    ensureContextManager();
+    const traceRedis = options.traceRedis ?? true;
+    if (traceRedis || options.registerGlobalTracerProvider === true) ensureContextManager();
     const exporter = new SecretGuardSpanExporter(createSpanExporter(config.traces), secrets, reportFailure);
     tracerProvider = new BasicTracerProvider({
       resource,
@@ -195,7 +201,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       spanProcessors: [new BatchSpanProcessor(exporter)],
     });
     tracer = tracerProvider.getTracer(INSTRUMENTATION_SCOPE, options.serviceVersion);
-    if (options.traceRedis ?? true) redisTracing = traceIoredis({ tracer });
+    if (traceRedis) redisTracing = traceIoredis({ tracer });
     if (options.registerGlobalTracerProvider === true) trace.setGlobalTracerProvider(tracerProvider);
   }
 

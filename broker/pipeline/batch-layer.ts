@@ -26,10 +26,17 @@ export interface BatchLayerOptions {
   readonly onScheduler?: (scheduler: BatchScheduler) => void;
   /** @defaultValue Date.now */
   readonly now?: () => number;
-  /** Captures the submitting request's trace context, for the flush span's links. */
-  readonly captureContext?: () => unknown;
-  /** Runs one upstream send inside a batch-flush span linked to its members. */
-  readonly traceFlush?: <T>(memberContexts: readonly unknown[], fn: () => Promise<T>) => Promise<T>;
+  /** Captures a member request's trace context, for the flush span's links. */
+  readonly captureContext?: (request: GhRequest) => unknown;
+  /**
+   * Runs the send of `request` (the query built for the members) in its trace: a batch-flush
+   * span linked to the members, or the one member's own trace.
+   */
+  readonly traceFlush?: <T>(
+    memberContexts: readonly unknown[],
+    request: GhRequest,
+    fn: () => Promise<T>,
+  ) => Promise<T>;
 }
 
 interface Member {
@@ -115,9 +122,10 @@ export function batchLayer(options: BatchLayerOptions): Layer {
       };
       // A merged query serves many callers, so its span is nobody's child (it links to each member);
       // a query sent for one caller stays in that caller's trace.
-      return options.traceFlush && group.length > 1
+      return options.traceFlush
         ? options.traceFlush(
             group.map((m) => m.traceContext),
+            request,
             run,
           )
         : run();
@@ -142,7 +150,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
         request,
         basis: Math.max(1, c.graphql?.cost.requests ?? 1),
         downstreamWaitMs: 0,
-        traceContext: options.captureContext?.(),
+        traceContext: options.captureContext?.(request),
       });
       try {
         const outcome = await scheduler.submit(

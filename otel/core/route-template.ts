@@ -37,8 +37,21 @@ function templateSegment(segment: string): string {
   return segment;
 }
 
+/** Recent answers: agents poll the same few paths, and every request span needs its route. */
+const ROUTE_CACHE_SIZE = 1_000;
+const routeCache = new Map<string, string>();
+
 /** `/repos/acme/widgets/pulls/12?per_page=1` → `/repos/{owner}/{repo}/pulls/{number}`. */
 export function routeTemplate(path: string): string {
+  const cached = routeCache.get(path);
+  if (cached !== undefined) return cached;
+  const route = computeRouteTemplate(path);
+  if (routeCache.size >= ROUTE_CACHE_SIZE) routeCache.clear();
+  routeCache.set(path, route);
+  return route;
+}
+
+function computeRouteTemplate(path: string): string {
   const pathname = (path.split("?")[0] ?? "").split("#")[0] ?? "";
   const segments = pathname.split("/");
   const out: string[] = [];

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invocationSuffix } from "../../../broker/index.js";
+import { connectBroker } from "../../../client/index.js";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 import { findSamples, parsePrometheusText, sumSamples } from "../../../otel/index.js";
 import { type BrokerUnderTest, startBrokerUnderTest } from "../../support/broker-harness.js";
@@ -36,6 +37,12 @@ beforeAll(async () => {
     prefix: redis.prefix(),
     upstreamUrl: sim.url,
     token: PAT,
+    // Batches long enough for two sessions' queries sent together to share one merged query;
+    // lifecycle cycles every second, so a watched PR's guards show up soon.
+    config: {
+      batching: { latencyBudgetMs: { interactive: 200 } },
+      lifecycle: { settings: { cycleIntervalMs: 1_000, activeIntervalMs: 1_000 } },
+    },
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -58,6 +65,11 @@ afterAll(async () => {
 describe("telemetry of one gh invocation", () => {
   it("exports invocation → request → upstream spans, counts it, and writes AO's row, with no secret", async () => {
     const { token, env } = await broker.openSession("agent-7");
+    // The lifecycle watches its PR, so its cycles send guard requests too.
+    const ipc = await connectBroker({ socketPath: broker.broker.socketPath });
+    const headRef = sim.world.repo("acme/widgets")?.pulls.get(1)?.headRef ?? "";
+    await ipc.watch({ sessionId: "agent-7", repo: "acme/widgets", branch: headRef, pr: 1 });
+    await ipc.close();
     const invocationId = randomUUID();
     const argv = ["pr", "checks", "1"];
     const derived = `${token}.${invocationSuffix({ id: invocationId, argv, cwd: "/work/tree" })}`;
@@ -76,7 +88,12 @@ describe("telemetry of one gh invocation", () => {
       const root = all.find(
         (s) => s.attributes["ao.invocation.id"] === invocationId && s.parentSpanId === undefined,
       );
-      return root !== undefined && all.filter((s) => s.parentSpanId === root.spanId).length >= 2;
+      const guardIds = new Set(all.filter((s) => s.name === "ao.lifecycle.guard").map((s) => s.spanId));
+      return (
+        root !== undefined &&
+        all.filter((s) => s.parentSpanId === root.spanId).length >= 2 &&
+        all.some((s) => s.parentSpanId !== undefined && guardIds.has(s.parentSpanId))
+      );
     }, 15_000);
     const root = spans.find(
       (s) => s.attributes["ao.invocation.id"] === invocationId && s.parentSpanId === undefined,
@@ -104,6 +121,13 @@ describe("telemetry of one gh invocation", () => {
     expect(spans.some((s) => s.name === "ao.lifecycle.guard" && s.parentSpanId === cycles[0]?.spanId)).toBe(
       true,
     );
+    // … and the guard's requests are its children, each with its upstream call beneath it.
+    const guards = new Set(spans.filter((s) => s.name === "ao.lifecycle.guard").map((s) => s.spanId));
+    const guardRequests = spans.filter((s) => s.parentSpanId !== undefined && guards.has(s.parentSpanId));
+    expect(guardRequests.length).toBeGreaterThan(0);
+    expect(
+      guardRequests.every((r) => spans.some((s) => s.parentSpanId === r.spanId && s.attributes["url.full"])),
+    ).toBe(true);
     for (const body of receiver.rawBodies()) {
       expect(body).not.toContain(PAT);
       expect(body).not.toContain(token);
@@ -125,4 +149,42 @@ describe("telemetry of one gh invocation", () => {
     expect(row).toMatchObject({ operation: "gh.pr.checks", exitCode: 1, ok: false });
     expect(readFileSync(traceFile, "utf8")).not.toContain(PAT);
   }, 60_000);
+
+  it("puts a merged query in a flush span linked to each member request, with the upstream call beneath it", async () => {
+    const sessions = ["agent-a", "agent-b"];
+    const tokens = await Promise.all(sessions.map(async (id) => (await broker.openSession(id)).token));
+    const query = `query PrTitle($n: Int!) { repository(owner: "acme", name: "widgets") { pullRequest(number: $n) { title } } }`;
+    const answers = await Promise.all(
+      tokens.map((token, i) =>
+        fetch(`${broker.broker.gatewayUrl}/graphql`, {
+          method: "POST",
+          headers: { authorization: `token ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ query, variables: { n: i + 1 }, operationName: "PrTitle" }),
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.headers.get("x-ao-broker-cache"))).toEqual(["BATCHED", "BATCHED"]);
+
+    const isMember = (s: { attributes: Record<string, unknown> }) =>
+      s.attributes["graphql.operation.name"] === "PrTitle" &&
+      sessions.includes(String(s.attributes["ao.session.id"]));
+    const spans = await receiver.waitForSpans(
+      (all) =>
+        all.filter(isMember).length === 2 &&
+        all.some((s) => s.name === "ao.batch.flush" && s.links.length === 2),
+      15_000,
+    );
+    const members = spans.filter(isMember);
+    const flush = spans.find(
+      (s) => s.name === "ao.batch.flush" && s.links.some((l) => members.some((m) => m.spanId === l.spanId)),
+    );
+    expect(flush?.parentSpanId).toBeUndefined();
+    expect(flush?.links.map((l) => l.spanId).sort()).toEqual(members.map((m) => m.spanId).sort());
+    for (const member of members) expect(member.links.map((l) => l.spanId)).toContain(flush?.spanId);
+    const upstream = spans.filter(
+      (s) => s.parentSpanId === flush?.spanId && s.attributes["url.full"] !== undefined,
+    );
+    expect(upstream).toHaveLength(1);
+    expect(upstream[0]?.traceId).toBe(flush?.traceId);
+  }, 30_000);
 });

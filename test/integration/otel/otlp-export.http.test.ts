@@ -2,11 +2,11 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   AoAttributes,
+  contextWithSpan,
   endRequestSpan,
   endUpstreamSpan,
   GitHubAttributes,
   InvocationTracker,
-  runInSpan,
   startRequestSpan,
   startTelemetry,
   startUpstreamSpan,
@@ -80,16 +80,17 @@ describe("OTLP export", () => {
           },
           tracker.parentContext("inv-1"),
         );
-        // The upstream call runs with the request span active (as the pipeline will).
-        const upstream = await runInSpan(request, async () => {
-          await Promise.resolve();
-          return startUpstreamSpan(tracer, {
+        // The upstream call's parent is the request span, passed explicitly (as the broker does).
+        const upstream = startUpstreamSpan(
+          tracer,
+          {
             method: "POST",
             url: `https://x-access-token:${PAT}@api.github.com/graphql?access_token=${PAT}`,
             resource: "graphql",
             operationName: "PullRequestByNumber",
-          });
-        });
+          },
+          contextWithSpan(request),
+        );
         // Secrets put into attributes on purpose: none may arrive.
         upstream.setAttribute("test.leak.pat", `Authorization: token ${PAT}`);
         upstream.setAttribute("test.leak.custom", `webhook=${CUSTOM_SECRET}`);

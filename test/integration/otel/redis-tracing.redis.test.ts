@@ -2,10 +2,11 @@ import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  contextWithSpan,
   createBullmqTelemetry,
   endRequestSpan,
   endUpstreamSpan,
-  runInSpan,
+  runInContext,
   startRequestSpan,
   startTelemetry,
   startUpstreamSpan,
@@ -120,7 +121,7 @@ describe("Redis and BullMQ spans", () => {
         path: "/user",
         sessionId: "ta-1",
       });
-      await runInSpan(request, () => queue.add("call", { path: "/user" }));
+      await runInContext(contextWithSpan(request), () => queue.add("call", { path: "/user" }));
       await processed;
       endRequestSpan(request, { status: 200, cache: "MISS", cost: 1 });
       await queue.close();
