@@ -6,10 +6,12 @@
  * Three processes, as deployed: the simulator (`ao-broker sim`), the broker (`ao-broker start`,
  * private redis-server), and this load generator (undici, keep-alive). Each measurement runs
  * against the broker and against the simulator in alternating rounds; medians of rounds are
- * reported with their ratio. Usage: npm run bench:gateway [-- --rounds 3 --seconds 5 --json FILE]
+ * reported with their ratio. Tracing is measured on two more brokers (traced, untraced) in paired
+ * rounds (pairedRound). Usage:
+ *   npm run bench:gateway [-- --rounds 3 --tracing-rounds 10 --seconds 5 --json FILE]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,13 +79,17 @@ async function one(dispatcher: Agent, target: Target): Promise<number> {
   return performance.now() - started;
 }
 
-/** Open loop: `rate` requests per second for `seconds`, latency of each. */
-async function openLoop(target: Target, rate: number, seconds: number): Promise<number[]> {
-  const dispatcher = new Agent({ connections: 64, pipelining: 1 });
+/** Open loop: `rate` requests per second for `seconds`, latency of each (unsorted). */
+async function openLoopOn(
+  dispatcher: Agent,
+  target: Target,
+  rate: number,
+  seconds: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const start = performance.now();
-  const total = rate * seconds;
+  const total = Math.round(rate * seconds);
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
@@ -91,6 +97,12 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
     pending.push(one(dispatcher, target).then((ms) => void latencies.push(ms)));
   }
   await Promise.all(pending);
+  return latencies;
+}
+
+async function openLoop(target: Target, rate: number, seconds: number): Promise<number[]> {
+  const dispatcher = new Agent({ connections: 64, pipelining: 1 });
+  const latencies = await openLoopOn(dispatcher, target, rate, seconds);
   await dispatcher.close();
   return latencies.sort((a, b) => a - b);
 }
@@ -110,6 +122,61 @@ async function closedLoop(target: Target, concurrency: number, seconds: number):
   );
   await dispatcher.close();
   return done / seconds;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface RoundResult {
+  readonly p50: number;
+  readonly p99: number;
+  readonly cpuUsPerRequest: number;
+}
+
+/**
+ * One paired round: `seconds` of open-loop load on each of two broker processes, in alternating
+ * blocks of BLOCK_MS, so both see the same machine (noisy neighbours, CPU frequency) at nearly
+ * the same time. Returns each one's latency percentiles and CPU per request.
+ */
+const BLOCK_MS = 250;
+async function pairedRound(
+  pair: readonly [{ target: Target; pid: number | undefined }, { target: Target; pid: number | undefined }],
+  rate: number,
+  seconds: number,
+): Promise<[RoundResult, RoundResult]> {
+  const sides = pair.map((p) => ({
+    ...p,
+    dispatcher: new Agent({ connections: 64, pipelining: 1 }),
+    latencies: [] as number[],
+    cpu: 0,
+  }));
+  for (let block = 0; block < (seconds * 1000) / BLOCK_MS; block++) {
+    for (const side of block % 2 === 0 ? sides : [...sides].reverse()) {
+      const cpuBefore = cpuSeconds(side.pid);
+      side.latencies.push(...(await openLoopOn(side.dispatcher, side.target, rate, BLOCK_MS / 1000)));
+      side.cpu += cpuSeconds(side.pid) - cpuBefore;
+    }
+  }
+  const results = sides.map((side): RoundResult => {
+    const sorted = side.latencies.sort((a, b) => a - b);
+    return {
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      cpuUsPerRequest: (side.cpu * 1e6) / sorted.length,
+    };
+  });
+  await Promise.all(sides.map((side) => side.dispatcher.close()));
+  return [results[0] as RoundResult, results[1] as RoundResult];
 }
 
 /** A do-nothing OTLP/HTTP endpoint, so "tracing on" exports for real without a collector. */
@@ -135,6 +202,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       rounds: { type: "string", default: "3" },
+      "tracing-rounds": { type: "string", default: "10" },
       seconds: { type: "string", default: "5" },
       rate: { type: "string", default: "1000" },
       concurrency: { type: "string", default: "32" },
@@ -142,6 +210,7 @@ async function main(): Promise<void> {
     },
   });
   const rounds = Number(values.rounds);
+  const tracingRounds = Number(values["tracing-rounds"]);
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   const concurrency = Number(values.concurrency);
@@ -168,7 +237,7 @@ async function main(): Promise<void> {
       };
       if (otel) {
         env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
-        env.OTEL_TRACES_SAMPLER = "always_on";
+        env.OTEL_TRACES_SAMPLER = process.env.BENCH_SAMPLER ?? "always_on";
       }
       const broker = await startProcess(
         [
@@ -180,7 +249,7 @@ async function main(): Promise<void> {
           "--socket",
           socket,
           "--config",
-          join(dir, "config.json"),
+          configFile(name),
         ],
         env,
         /open a session/,
@@ -193,10 +262,16 @@ async function main(): Promise<void> {
       return { target: { name, url, token } satisfies Target, child: broker.child };
     };
     // One hour of freshness: every broker request below is a cache hit (the first one fills it).
-    writeFileSync(
-      join(dir, "config.json"),
-      JSON.stringify({ cache: { restFreshMs: 3_600_000 }, redis: { prefix: "bench" } }),
-    );
+    // A Redis prefix per broker: brokers sharing one would elect one lifecycle leader and share
+    // background work, and the comparison would measure that instead of tracing.
+    const configFile = (name: string) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({ cache: { restFreshMs: 3_600_000 }, redis: { prefix: `bench-${name}` } }),
+      );
+      return file;
+    };
     const plain = await startBrokerProcess("broker", false);
     const direct: Target = { name: "simulator", url: simUrl, token: "ghp_simulated" };
 
@@ -220,21 +295,42 @@ async function main(): Promise<void> {
     }
     plain.child.kill("SIGTERM");
     const traced = await startBrokerProcess("brokerTracing", true);
-    for (let i = 0; i < 200; i++) await one(new Agent(), traced.target);
     const untraced = await startBrokerProcess("brokerUntraced", false);
-    for (let i = 0; i < 200; i++) await one(new Agent(), untraced.target);
-    const tracingOff: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const on = await openLoop(traced.target, rate, seconds);
-      results.brokerTracing?.p50.push(percentile(on, 50));
-      results.brokerTracing?.p99.push(percentile(on, 99));
-      const off = await openLoop(untraced.target, rate, seconds);
-      tracingOff.push(percentile(off, 50));
-      process.stderr.write(`round ${round + 1}/${rounds} tracing on/off done\n`);
+    // Warm both the way they are measured, so the JIT has settled before the first paired round.
+    for (const b of [traced, untraced]) {
+      await one(new Agent(), b.target);
+      await openLoop(b.target, rate, seconds);
+    }
+    // Paired rounds (pairedRound), so drift cancels out: the figure is the median of per-round
+    // ratios, beside the median p50s and each broker's CPU per request.
+    const tracing = {
+      on: [] as number[],
+      off: [] as number[],
+      ratio: [] as number[],
+      onCpu: [] as number[],
+      offCpu: [] as number[],
+    };
+    for (let round = 0; round < tracingRounds; round++) {
+      const [on, off] = await pairedRound(
+        [
+          { target: traced.target, pid: traced.child.pid },
+          { target: untraced.target, pid: untraced.child.pid },
+        ],
+        rate,
+        seconds,
+      );
+      results.brokerTracing?.p50.push(on.p50);
+      results.brokerTracing?.p99.push(on.p99);
+      tracing.on.push(on.p50);
+      tracing.off.push(off.p50);
+      tracing.ratio.push(on.p50 / off.p50);
+      tracing.onCpu.push(on.cpuUsPerRequest);
+      tracing.offCpu.push(off.cpuUsPerRequest);
+      process.stderr.write(`tracing round ${round + 1}/${tracingRounds} done\n`);
     }
 
     const summary = {
-      command: `npm run bench:gateway -- --rounds ${rounds} --seconds ${seconds} --rate ${rate} --concurrency ${concurrency}`,
+      command: `npm run bench:gateway -- --rounds ${rounds} --tracing-rounds ${tracingRounds} --seconds ${seconds} --rate ${rate} --concurrency ${concurrency}`,
       rateReqPerSec: rate,
       hit: {
         brokerP50Ms: median(results.broker?.p50 ?? []),
@@ -247,8 +343,12 @@ async function main(): Promise<void> {
         simulatorThroughput: median(results.simulator?.throughput ?? []),
       },
       tracing: {
-        onP50Ms: median(results.brokerTracing?.p50 ?? []),
-        offP50Ms: median(tracingOff),
+        rounds: tracingRounds,
+        onP50Ms: median(tracing.on),
+        offP50Ms: median(tracing.off),
+        addedP50Percent: Math.round((median(tracing.ratio) - 1) * 1000) / 10,
+        onCpuUsPerRequest: Math.round(median(tracing.onCpu)),
+        offCpuUsPerRequest: Math.round(median(tracing.offCpu)),
         exportsReceived: collector.received(),
       },
       rounds: results,
@@ -259,7 +359,9 @@ async function main(): Promise<void> {
       `  broker hit   p50 ${summary.hit.brokerP50Ms.toFixed(2)} ms  p99 ${summary.hit.brokerP99Ms.toFixed(2)} ms  max ${Math.round(summary.hit.brokerThroughput)} req/s`,
       `  simulator    p50 ${summary.direct.simulatorP50Ms.toFixed(2)} ms  p99 ${summary.direct.simulatorP99Ms.toFixed(2)} ms  max ${Math.round(summary.direct.simulatorThroughput)} req/s`,
       `  ratio broker/simulator: p50 ${ratio(summary.hit.brokerP50Ms, summary.direct.simulatorP50Ms)}  p99 ${ratio(summary.hit.brokerP99Ms, summary.direct.simulatorP99Ms)}  throughput ${ratio(summary.hit.brokerThroughput, summary.direct.simulatorThroughput)}`,
-      `  tracing on (exporting) p50 ${summary.tracing.onP50Ms.toFixed(2)} ms vs off ${summary.tracing.offP50Ms.toFixed(2)} ms: ${((summary.tracing.onP50Ms / summary.tracing.offP50Ms - 1) * 100).toFixed(1)} % added`,
+      `tracing on (sampled, exporting) vs off, ${tracingRounds} paired rounds of ${seconds}s at ${rate} req/s:`,
+      `  p50 ${summary.tracing.onP50Ms.toFixed(3)} ms vs ${summary.tracing.offP50Ms.toFixed(3)} ms: median of per-round ratios ${summary.tracing.addedP50Percent} % added`,
+      `  broker CPU ${summary.tracing.onCpuUsPerRequest} µs vs ${summary.tracing.offCpuUsPerRequest} µs per request`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
     if (values.json) writeFileSync(values.json, JSON.stringify(summary, null, 2));
