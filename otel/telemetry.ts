@@ -3,21 +3,24 @@
  * needs as one object (tracer, meter, typed instruments, Prometheus rendering, close). Nothing is
  * registered as an OTel global provider: the Telemetry is passed in explicitly (STYLE.md §16), and
  * several can coexist in one process (tests, the bench running a broker in-process). The one
- * process-wide thing touched is OTel's context manager (AsyncLocalStorage), registered when
- * tracing is on so that spans nest across `await`; it carries no configuration and is shared.
+ * process-wide thing touched is OTel's context manager (AsyncLocalStorage), registered only for
+ * Redis spans and the global-provider route (see TelemetryOptions.traceRedis); it carries no
+ * configuration and is shared.
  *
  * Configuration comes from the standard OTEL_* variables (core/telemetry-config.ts). Without an
  * OTLP endpoint the tracer is a DisabledTracer and no exporter module is even loaded; metrics are
  * always collected for the Prometheus pull reader behind `renderPrometheus()`.
  *
+ * Spans are encoded and sent by a worker thread (worker-span-exporter.ts), off the event loop.
+ *
  * Invariants: close() flushes and shuts down exporters exactly once and is safe to call twice;
  * export failures are reported through the logger at most once a minute (a down collector must not
- * flood the log); no span leaves the process without passing SecretGuardSpanExporter.
+ * flood the log); no span leaves the process without passing SecretGuardSpanExporter (in the
+ * export worker).
  */
 import { randomUUID } from "node:crypto";
 import { type ContextManager, context, type Meter, type Tracer, trace } from "@opentelemetry/api";
 import type { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import type { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { defaultResource, type Resource, resourceFromAttributes } from "@opentelemetry/resources";
 import {
   MeterProvider,
@@ -32,7 +35,6 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   type Sampler,
-  type SpanExporter,
   TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace-base";
 import { AoError, type Logger, silentLogger } from "../common/index.js";
@@ -44,15 +46,12 @@ import {
 } from "./core/telemetry-config.js";
 import { DisabledTracer } from "./disabled-tracer.js";
 import { OtelErrors } from "./errors.js";
-import {
-  type ExportFailureReporter,
-  reportingMetricExporter,
-  SecretGuardSpanExporter,
-} from "./export-guards.js";
+import { type ExportFailureReporter, reportingMetricExporter } from "./export-guards.js";
 import { type IoredisTracing, traceIoredis } from "./ioredis-tracing.js";
 import { type BrokerMetrics, createBrokerMetrics } from "./metrics.js";
 import { PrometheusPullReader } from "./prometheus-reader.js";
 import { requireDeclared, requireSdkNodeDependency } from "./sdk-node-packages.js";
+import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
 export interface TelemetryOptions {
   /** Where OTEL_* variables are read from. @defaultValue process.env */
@@ -101,7 +100,6 @@ export interface Telemetry {
 const INSTRUMENTATION_SCOPE = "ao-broker";
 const FAILURE_LOG_INTERVAL_MS = 60_000;
 
-type TraceExporterModule = { OTLPTraceExporter: typeof OTLPTraceExporter };
 type MetricExporterModule = { OTLPMetricExporter: typeof OTLPMetricExporter };
 type ContextHooksModule = { AsyncLocalStorageContextManager: new () => ContextManager };
 
@@ -120,14 +118,6 @@ function createSampler(config: SamplerConfig): Sampler {
     default:
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
-}
-
-function createSpanExporter(config: NonNullable<TelemetryConfig["traces"]>): SpanExporter {
-  const module =
-    config.protocol === "http/json"
-      ? requireDeclared<TraceExporterModule>("@opentelemetry/exporter-trace-otlp-http")
-      : requireSdkNodeDependency<TraceExporterModule>("@opentelemetry/exporter-trace-otlp-proto");
-  return new module.OTLPTraceExporter({ url: config.url });
 }
 
 function createMetricExporter(config: NonNullable<TelemetryConfig["metrics"]>): PushMetricExporter {
@@ -194,7 +184,12 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   if (config.traces !== undefined) {
     const traceRedis = options.traceRedis ?? true;
     if (traceRedis || options.registerGlobalTracerProvider === true) ensureContextManager();
-    const exporter = new SecretGuardSpanExporter(createSpanExporter(config.traces), secrets, reportFailure);
+    const exporter = new WorkerSpanExporter({
+      traces: config.traces,
+      resourceAttributes: resource.attributes,
+      secrets,
+      onFailure: reportFailure,
+    });
     tracerProvider = new BasicTracerProvider({
       resource,
       sampler: createSampler(config.sampler),

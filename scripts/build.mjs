@@ -5,7 +5,12 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { build } from "esbuild";
 
-const entries = { cli: "cli/main.ts", "shim-helper": "agents-shim/helper-main.ts" };
+const entries = {
+  cli: "cli/main.ts",
+  "shim-helper": "agents-shim/helper-main.ts",
+  // Started by otel/worker-span-exporter.ts as a worker thread: it must be a file of its own.
+  "otel-export-worker": "otel/span-export-worker.ts",
+};
 mkdirSync("dist", { recursive: true });
 await build({
   entryPoints: entries,
