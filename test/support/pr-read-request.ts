@@ -1,4 +1,14 @@
-import type { GhRequest } from "../../broker/pipeline/types.js";
+import type { GhRequest, GhResponse } from "../../broker/pipeline/types.js";
+
+/** What GitHub answers to that read, as the pipeline hands it back. */
+export const prReadAnswer: GhResponse = {
+  status: 200,
+  headers: { "content-type": "application/json" },
+  body: Buffer.from('{"number":1}'),
+  cache: "MISS",
+  cost: 1,
+  resource: "core",
+};
 
 /** A classified `GET /repos/acme/widgets/pulls/1` as the gateway hands it to the pipeline. */
 export function prReadRequest(deadlineMs: number): GhRequest {

@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseCache } from "../../../broker/cache/response-cache.js";
 import { createRedisClient } from "../../../broker/index.js";
 import { coalesceLayer } from "../../../broker/pipeline/coalesce-layer.js";
-import type { GhResponse } from "../../../broker/pipeline/types.js";
 import { PubSubHub } from "../../../broker/redis/pubsub-hub.js";
 import { silentLogger } from "../../../common/index.js";
-import { prReadRequest } from "../../support/pr-read-request.js";
+import { prReadAnswer, prReadRequest } from "../../support/pr-read-request.js";
 import { startTestRedis, type TestRedis } from "../../support/redis.js";
 
 let redis: TestRedis;
@@ -41,14 +40,7 @@ function broker(prefix: string, lockTtlMs: number) {
   };
 }
 
-const answer: GhResponse = {
-  status: 200,
-  headers: { "content-type": "application/json" },
-  body: Buffer.from('{"number":1}'),
-  cache: "MISS",
-  cost: 1,
-  resource: "core",
-};
+const answer = prReadAnswer;
 
 describe("the cross-broker coalescing lock", () => {
   it("stays with a live leader whose flight outlasts the lock's length, so followers still share it", async () => {

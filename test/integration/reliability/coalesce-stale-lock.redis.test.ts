@@ -11,10 +11,10 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient, type EmbeddedRedis, startEmbeddedRedis } from "../../../broker/index.js";
 import { coalesceLayer } from "../../../broker/pipeline/coalesce-layer.js";
-import type { GhResponse, Handler } from "../../../broker/pipeline/types.js";
+import type { Handler } from "../../../broker/pipeline/types.js";
 import { PubSubHub } from "../../../broker/redis/pubsub-hub.js";
 import { silentLogger } from "../../../common/index.js";
-import { prReadRequest } from "../../support/pr-read-request.js";
+import { prReadAnswer, prReadRequest } from "../../support/pr-read-request.js";
 
 let dir: string;
 let server: EmbeddedRedis;
@@ -23,14 +23,7 @@ const clients: Redis[] = [];
 const start = () => startEmbeddedRedis({ dir, detached: false, persist: true });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const answer: GhResponse = {
-  status: 200,
-  headers: { "content-type": "application/json" },
-  body: Buffer.from('{"number":1}'),
-  cache: "MISS",
-  cost: 1,
-  resource: "core",
-};
+const answer = prReadAnswer;
 
 /** A broker's two connections, as create-broker makes them. */
 function connections(): { redis: Redis; pubsub: PubSubHub } {
