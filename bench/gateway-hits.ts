@@ -9,6 +9,7 @@
  * reported with their ratio. Tracing is measured on two more brokers (traced, untraced) in paired
  * rounds (pairedRound). Usage:
  *   npm run bench:gateway [-- --rounds 3 --tracing-rounds 10 --seconds 5 --json FILE]
+ * BENCH_NODE_ARGS adds node flags to the brokers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -49,10 +50,14 @@ async function startProcess(
   ready: RegExp,
   raw = false,
 ): Promise<{ child: ChildProcess; output: string }> {
-  const child = spawn(process.execPath, raw ? args : [CLI, ...args], {
-    env: { ...process.env, ...env, LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    raw ? args : [...(process.env.BENCH_NODE_ARGS?.split(" ") ?? []), CLI, ...args],
+    {
+      env: { ...process.env, ...env, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -366,7 +371,18 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n`);
     if (values.json) writeFileSync(values.json, JSON.stringify(summary, null, 2));
   } finally {
-    for (const child of children) child.kill("SIGTERM");
+    // Brokers stop before their Redis and collector do, so they shut down cleanly (and write
+    // their CPU profiles under BENCH_NODE_ARGS).
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+      ),
+    );
     await collector.close();
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -49,6 +49,7 @@ import { RedisHealth } from "./redis/redis-health.js";
 import { CallerResolver } from "./sessions/caller-resolver.js";
 import { SessionStats } from "./sessions/session-stats.js";
 import { SessionStore } from "./sessions/session-store.js";
+import { ShutdownSequence } from "./shutdown-sequence.js";
 import { UpstreamClient, UpstreamQueue } from "./upstream/index.js";
 import { createUpstreamPort } from "./upstream-port.js";
 
@@ -81,6 +82,13 @@ const traceReportParams = z.strictObject({
   top: z.int().min(1).max(1000).optional(),
 });
 
+/** How long one shutdown step may take before the broker goes on without it (ShutdownSequence). */
+const SHUTDOWN_STEP_TIMEOUT_MS = 5_000;
+/** The same for a step that needs Redis while Redis is unreachable. */
+const REDIS_DOWN_STEP_TIMEOUT_MS = 500;
+/** How long the gateway lets in-flight requests finish at shutdown. */
+const GATEWAY_DRAIN_MS = 30_000;
+
 export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
   const resolved = loadConfig(options);
   const { config } = resolved;
@@ -89,16 +97,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     [resolved.token?.reveal(), resolved.webhookSecret?.reveal()].filter((s): s is string => !!s);
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
   const started = Date.now();
-  const closers: (() => Promise<unknown>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        logger.warn({ err: error }, "error while stopping");
-      }
-    }
-  };
+  const closers = new ShutdownSequence({ stepTimeoutMs: SHUTDOWN_STEP_TIMEOUT_MS, logger });
+  const closeAll = () => closers.run();
 
   try {
     mkdirSync(resolved.stateDir, { recursive: true, mode: 0o700 });
@@ -113,14 +113,14 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         // itself; opt in when debugging Redis (AO_BROKER_TRACE_REDIS=1).
         traceRedis: env.AO_BROKER_TRACE_REDIS === "1",
       });
-    if (!options.telemetry) closers.push(() => telemetry.close());
+    if (!options.telemetry) closers.add("telemetry", () => telemetry.close());
 
     let simulator: RunningSimulator | undefined;
     let upstreamUrl = config.upstream.url;
     let token = resolved.token?.reveal();
     if (config.simulate) {
       simulator = await startSimulator({ port: 0 });
-      closers.push(() => simulator?.close() ?? Promise.resolve());
+      closers.add("simulator", () => simulator?.close());
       upstreamUrl = simulator.url;
       token = simulator.token;
     }
@@ -130,7 +130,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       stateDir: resolved.stateDir,
       probeLocal: options.probeLocalRedis ?? true,
     });
-    if (redisLocation.embedded) closers.push(() => redisLocation.embedded?.stop() ?? Promise.resolve());
+    if (redisLocation.embedded) closers.add("embedded redis", () => redisLocation.embedded?.stop());
     const prefix = config.redis.prefix;
     // The main connection fails fast while Redis is away (no offline queue, one retry), so the
     // request path falls back at once instead of waiting for a reconnect.
@@ -141,14 +141,16 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       lazyConnect: true,
     });
     const subscriber = createRedisClient(redisLocation.url, { connectionName: "aob:sub" });
-    closers.push(async () => {
+    closers.add("redis connections", () => {
       redis.disconnect();
       subscriber.disconnect();
     });
     await redis.connect();
     const health = new RedisHealth(redis, logger.child({ component: "redis" }));
+    // Steps that talk to Redis: with Redis gone they would only wait for a reconnect that is not coming.
+    const redisStep = () => (health.healthy ? SHUTDOWN_STEP_TIMEOUT_MS : REDIS_DOWN_STEP_TIMEOUT_MS);
     const pubsub = new PubSubHub(subscriber);
-    closers.push(() => pubsub.close());
+    closers.add("pubsub", () => pubsub.close(), redisStep);
 
     const store = new SessionStore({
       redis,
@@ -157,9 +159,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       invocationTokenTtlSeconds: config.sessions.invocationTokenTtlSeconds,
     });
     const stats = new SessionStats({ redis, prefix });
-    closers.push(() => stats.close());
+    closers.add("session stats", () => stats.close(), redisStep);
     const observability = new BrokerObservability({ telemetry, stats, logger, upstreamUrl, env, secrets });
-    closers.push(() => observability.close());
+    closers.add("observability", () => observability.close());
     const resolver = new CallerResolver({
       store,
       pubsub,
@@ -169,7 +171,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       },
     });
     await resolver.start();
-    closers.push(() => resolver.close());
+    closers.add("caller resolver", () => resolver.close(), redisStep);
     // An epoch key tells a Redis that came back empty (restarted without persistence) from one that
     // kept its data; after a loss, the sessions and tokens this broker saw recently are put back.
     const epochKey = `${prefix}:epoch`;
@@ -198,7 +200,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       pubsub,
     });
     await cache.start();
-    closers.push(() => cache.close());
+    closers.add("response cache", () => cache.close(), redisStep);
 
     const gate = new BudgetGate({
       redis: redisLocation.url,
@@ -207,7 +209,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       policy: { reserve: config.budget.reserve },
     });
     await gate.start();
-    closers.push(() => gate.close());
+    closers.add("budget gate", () => gate.close(), redisStep);
     const localBudget = new LocalBudget();
     const budget = budgetPort({ gate, logger, health, local: localBudget });
 
@@ -217,7 +219,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       timeoutMs: config.upstream.timeoutMs,
       logger: logger.child({ component: "upstream" }),
     });
-    closers.push(() => client.close());
+    closers.add("upstream client", () => client.close());
     const queue = new UpstreamQueue({
       redis: redisLocation.url,
       prefix,
@@ -227,7 +229,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       policy: { concurrency: config.queue.concurrency, graphqlRateLimitAlias: RATE_LIMIT_ALIAS },
     });
     await queue.start();
-    closers.push(() => queue.close());
+    closers.add("upstream queue", () => queue.close(), redisStep);
     await learnBuckets(client, gate, logger, localBudget);
     const degraded = new DegradedUpstream({ client });
     const upstream = createUpstreamPort({ queue, degraded, health, observability });
@@ -256,7 +258,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               maxMembers: config.batching.maxMembers,
               maxCost: config.batching.maxCost,
             }),
-          onScheduler: (scheduler) => closers.push(() => scheduler.close({ flush: true })),
+          onScheduler: (scheduler) => closers.add("batch scheduler", () => scheduler.close({ flush: true })),
           captureContext: (request) => observability.captureContext(request),
           traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),
         })
@@ -325,7 +327,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       },
     });
     const gatewayUrl = await gateway.start();
-    closers.push(() => gateway.close());
+    closers.add(
+      "gateway",
+      () => gateway.close(GATEWAY_DRAIN_MS),
+      GATEWAY_DRAIN_MS + SHUTDOWN_STEP_TIMEOUT_MS,
+    );
 
     let markStopped: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => {
@@ -418,7 +424,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       }),
     });
     await ipc.start();
-    closers.push(() => ipc.close());
+    closers.add("ipc server", () => ipc.close());
     const unsubscribeEvents = await pubsub.subscribe(lifecycleEventChannel(prefix), (message) => {
       try {
         const event = JSON.parse(message.toString("utf8")) as { type?: string };
@@ -427,10 +433,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         // not an event
       }
     });
-    closers.push(unsubscribeEvents);
+    closers.add("lifecycle events", unsubscribeEvents, redisStep);
     if (leader) {
       await leader.start();
-      closers.push(() => leader.close());
+      closers.add("lifecycle leader", () => leader.close(), redisStep);
     }
 
     observability.start({

@@ -24,6 +24,14 @@ const brokerEnv = () => ({
   GH_TOKEN: "",
 });
 
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function startBrokerProcess(): Promise<LongRunning> {
   const started = await startCli(
     ["start", "--simulate", "--listen", "127.0.0.1:0", "--socket", socket],
@@ -168,6 +176,31 @@ describe("ao-broker start --simulate", () => {
       expect(await broker.exited).toBe(0);
     });
   });
+});
+
+describe("ao-broker start whose Redis dies under it", () => {
+  it("still ends on SIGTERM, promptly and with exit 0, naming what it left behind", async () => {
+    const own = await startTestRedis();
+    const started = await startCli(
+      ["start", "--simulate", "--listen", "127.0.0.1:0", "--socket", join(dir, "orphan.sock")],
+      /open a session/,
+      { ...brokerEnv(), REDIS_URL: own.url, AO_BROKER_STATE_DIR: join(dir, "orphan-state") },
+    );
+    try {
+      await own.stop();
+      // Let the broker notice: the steps that need Redis are then given a short deadline.
+      await waitFor(() => started.output().includes("Redis unreachable"), 10_000);
+      const signalled = Date.now();
+      started.child.kill("SIGTERM");
+      expect(await started.exited).toBe(0);
+      // Before, the steps waiting on Redis never returned and only SIGKILL ended the daemon.
+      expect(Date.now() - signalled).toBeLessThan(15_000);
+      expect(started.output()).toMatch(/"step":"[^"]+".*did not finish in time/);
+      expect(started.output()).toContain("ao-broker stopped");
+    } finally {
+      started.child.kill("SIGKILL");
+    }
+  }, 40_000);
 });
 
 describe("ao-broker start refuses bad set-ups clearly", () => {
