@@ -352,6 +352,7 @@ async function main(): Promise<void> {
         onP50Ms: median(tracing.on),
         offP50Ms: median(tracing.off),
         addedP50Percent: Math.round((median(tracing.ratio) - 1) * 1000) / 10,
+        addedP50PercentByRound: tracing.ratio.map((r) => Math.round((r - 1) * 1000) / 10),
         onCpuUsPerRequest: Math.round(median(tracing.onCpu)),
         offCpuUsPerRequest: Math.round(median(tracing.offCpu)),
         exportsReceived: collector.received(),
@@ -366,6 +367,7 @@ async function main(): Promise<void> {
       `  ratio broker/simulator: p50 ${ratio(summary.hit.brokerP50Ms, summary.direct.simulatorP50Ms)}  p99 ${ratio(summary.hit.brokerP99Ms, summary.direct.simulatorP99Ms)}  throughput ${ratio(summary.hit.brokerThroughput, summary.direct.simulatorThroughput)}`,
       `tracing on (sampled, exporting) vs off, ${tracingRounds} paired rounds of ${seconds}s at ${rate} req/s:`,
       `  p50 ${summary.tracing.onP50Ms.toFixed(3)} ms vs ${summary.tracing.offP50Ms.toFixed(3)} ms: median of per-round ratios ${summary.tracing.addedP50Percent} % added`,
+      `  per round: ${summary.tracing.addedP50PercentByRound.map((p) => `${p > 0 ? "+" : ""}${p} %`).join(", ")}`,
       `  broker CPU ${summary.tracing.onCpuUsPerRequest} µs vs ${summary.tracing.offCpuUsPerRequest} µs per request`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);

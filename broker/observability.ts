@@ -12,15 +12,14 @@ import {
   type CallRecord,
   type Context,
   contextWithSpan,
-  endRequestSpan,
   endUpstreamSpan,
   ghOperation,
   InvocationTracker,
   openAoTraceWriterFromEnv,
+  RequestSpan,
   runInContext,
   type Span,
   spanIn,
-  startRequestSpan,
   startUpstreamSpan,
   type Telemetry,
   withBatchFlushSpan,
@@ -57,13 +56,14 @@ export class BrokerObservability {
   readonly #writer: AoTraceWriter | undefined;
   readonly invocations: InvocationTracker;
   /**
-   * The span context of every request being traced, by request id, and of the lifecycle step
-   * running now: how upstream calls, batch flushes and lifecycle requests find their parent span.
-   * Passing parents this way instead of through an async context manager (AsyncLocalStorage,
-   * which on Node 20 taxes every promise in the process) is most of what keeps tracing cheap on
-   * a cache hit (docs/observability.md, "Overhead").
+   * The span of every request being traced (or the context of a batch flush), by request id, and
+   * the context of the lifecycle step running now: how upstream calls, batch flushes and
+   * lifecycle requests find their parent span. Passing parents this way instead of through an
+   * async context manager (AsyncLocalStorage, which on Node 20 taxes every promise in the
+   * process) is part of what keeps tracing cheap on a cache hit; RequestSpan is the rest
+   * (docs/observability.md, "Overhead").
    */
-  readonly #requestContexts = new Map<string, Context>();
+  readonly #requestParents = new Map<string, RequestSpan | Context>();
   #lifecycleContext: Context | undefined;
   #gaugeTimer: NodeJS.Timeout | undefined;
   #pausesSeen = 0;
@@ -155,7 +155,7 @@ export class BrokerObservability {
     parent: Context | undefined,
   ): Promise<GhResponse> {
     if (!this.#t.tracingEnabled) return run();
-    const span = startRequestSpan(
+    const span = new RequestSpan(
       this.#t.tracer,
       {
         requestId: request.id,
@@ -173,26 +173,32 @@ export class BrokerObservability {
       },
       parent,
     );
-    const ctx = contextWithSpan(span, parent);
-    this.#requestContexts.set(request.id, ctx);
+    this.#requestParents.set(request.id, span);
     try {
-      const response = await runInContext(ctx, run);
-      endRequestSpan(span, {
+      const response = this.#t.tracksActiveContext ? await runInContext(span.context, run) : await run();
+      span.end({
         status: response.status,
         cache: response.cache,
         cost: response.cost,
-        resource: response.resource,
+        // Set at the start already unless the answer says otherwise.
+        resource: response.resource === request.classification.resource ? undefined : response.resource,
         waitedMs: response.waitedMs,
         batched: response.cache === "BATCHED",
         coalesced: response.cache === "COALESCED",
       });
       return response;
     } catch (error) {
-      endRequestSpan(span, { status: 0, cache: "BYPASS", cost: 0, error });
+      span.end({ status: 0, cache: "BYPASS", cost: 0, error });
       throw error;
     } finally {
-      if (this.#requestContexts.get(request.id) === ctx) this.#requestContexts.delete(request.id);
+      if (this.#requestParents.get(request.id) === span) this.#requestParents.delete(request.id);
     }
+  }
+
+  /** The context to start a span under request `requestId` in, if it is being traced. */
+  #parentOf(requestId: string): Context | undefined {
+    const parent = this.#requestParents.get(requestId);
+    return parent instanceof RequestSpan ? parent.context : parent;
   }
 
   /** Wraps one call to the upstream queue in an upstream span and its metrics. */
@@ -208,7 +214,7 @@ export class BrokerObservability {
         url: `${this.#upstreamUrl}${request.path}`,
         resource: request.resource,
       },
-      this.#requestContexts.get(request.requestId),
+      this.#parentOf(request.requestId),
     );
     try {
       const answer = await send();
@@ -243,7 +249,7 @@ export class BrokerObservability {
 
   /** What a batch member hands the flush span: its request span, to link to and back from. */
   captureContext(request: GhRequest): unknown {
-    return spanIn(this.#requestContexts.get(request.id));
+    return spanIn(this.#parentOf(request.id));
   }
 
   /**
@@ -255,11 +261,11 @@ export class BrokerObservability {
     if (!this.#t.tracingEnabled) return fn();
     const inContext = async (ctx: Context | undefined) => {
       if (ctx === undefined) return fn();
-      this.#requestContexts.set(request.id, ctx);
+      this.#requestParents.set(request.id, ctx);
       try {
         return await fn();
       } finally {
-        this.#requestContexts.delete(request.id);
+        this.#requestParents.delete(request.id);
       }
     };
     if (members.length <= 1) {

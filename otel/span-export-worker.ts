@@ -3,6 +3,7 @@
  * exporter: rebuilds each batch of span records into spans, scrubs secrets from them
  * (SecretGuardSpanExporter) and sends them, and answers every request with its result.
  */
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { SecretGuardSpanExporter } from "./export-guards.js";
@@ -10,8 +11,21 @@ import { createSpanExporter } from "./otlp-span-exporter.js";
 import { fromSpanRecord } from "./span-record.js";
 import type { ExportWorkerData, FromExportWorker, ToExportWorker } from "./worker-span-exporter.js";
 
+/** The export thread's nice value (19 is the lowest priority). */
+const EXPORT_THREAD_NICE = 19;
+
 const port = parentPort;
 if (port === null) throw new Error("span-export-worker runs as a worker thread");
+// Exporting is background work: on a machine with few cores it should wait for the broker's
+// request path, not compete with it. On Linux a priority set with pid 0 applies to the calling
+// thread only (this worker); elsewhere it may apply to the process, so it is left alone there.
+if (process.platform === "linux") {
+  try {
+    setPriority(0, EXPORT_THREAD_NICE);
+  } catch {
+    // not permitted here: the thread runs at normal priority
+  }
+}
 const data = workerData as ExportWorkerData;
 const resource = resourceFromAttributes(data.resourceAttributes);
 let secrets: readonly string[] = [];

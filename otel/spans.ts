@@ -46,11 +46,14 @@ function resolveAttributes(input: AttributesInput): Attributes | undefined {
   return typeof input === "function" ? input() : input;
 }
 
-/** Marks `span` failed with `error` (exception event, ERROR status, error.type = AoError code or name). */
-export function recordSpanError(span: Span, error: unknown): void {
+/**
+ * Marks `span` failed with `error` (exception event, ERROR status, error.type = AoError code or
+ * name). `time`: when it failed, for a span ended after the fact (RequestSpan).
+ */
+export function recordSpanError(span: Span, error: unknown, time?: number): void {
   if (!span.isRecording()) return;
   if (error instanceof Error) {
-    span.recordException(error);
+    span.recordException(error, time);
     const code = (error as { code?: unknown }).code;
     span.setAttribute(SemconvAttributes.ERROR_TYPE, typeof code === "string" ? code : error.name);
     span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
@@ -142,10 +145,20 @@ function defined(attributes: Record<string, Attributes[string] | undefined>): At
 /**
  * Starts the gateway span of one request (SERVER kind). `parent` is the invocation's context when
  * the request came with an invocation token (InvocationTracker.parentContext), else the active one.
+ * `startTime` (a performance.now() reading) when the span is started after the request was.
  */
-export function startRequestSpan(tracer: Tracer, info: GatewayRequestInfo, parent?: Context): Span {
+export function startRequestSpan(
+  tracer: Tracer,
+  info: GatewayRequestInfo,
+  parent?: Context,
+  startTime?: number,
+): Span {
   if (isTracingDisabled(tracer)) return tracer.startSpan("");
-  const span = tracer.startSpan(requestSpanName(info), { kind: SpanKind.SERVER }, parent ?? context.active());
+  const span = tracer.startSpan(
+    requestSpanName(info),
+    startTime === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, startTime },
+    parent ?? context.active(),
+  );
   if (!span.isRecording()) return span;
   span.setAttributes(
     defined({
@@ -160,7 +173,7 @@ export function startRequestSpan(tracer: Tracer, info: GatewayRequestInfo, paren
       [AoAttributes.INVOCATION_ID]: info.invocationId,
       [AoAttributes.COMMAND]: info.command,
       [AoAttributes.PRIORITY]: info.priority,
-      [AoAttributes.READ_ONLY]: info.readOnly,
+      [AoAttributes.READ_ONLY]: info.readOnly === true ? true : undefined,
       [GitHubAttributes.RESOURCE]: info.resource,
     }),
   );
@@ -180,8 +193,8 @@ export interface RequestOutcome {
   readonly error?: unknown;
 }
 
-/** Records the outcome on a gateway span and ends it. */
-export function endRequestSpan(span: Span, outcome: RequestOutcome): void {
+/** Records the outcome on a gateway span and ends it (at `endTime`, a performance.now() reading). */
+export function endRequestSpan(span: Span, outcome: RequestOutcome, endTime?: number): void {
   if (span.isRecording()) {
     span.setAttributes(
       defined({
@@ -191,14 +204,15 @@ export function endRequestSpan(span: Span, outcome: RequestOutcome): void {
         [GitHubAttributes.RESOURCE]: outcome.resource,
         [AoAttributes.QUEUE_WAIT_MS]:
           outcome.waitedMs === undefined ? undefined : Math.round(outcome.waitedMs),
-        [AoAttributes.BATCHED]: outcome.batched ?? outcome.cache === "BATCHED",
-        [AoAttributes.COALESCED]: outcome.coalesced ?? outcome.cache === "COALESCED",
+        // Flags are set only when true: every attribute is paid for on each cache hit's span.
+        [AoAttributes.BATCHED]: (outcome.batched ?? outcome.cache === "BATCHED") || undefined,
+        [AoAttributes.COALESCED]: (outcome.coalesced ?? outcome.cache === "COALESCED") || undefined,
       }),
     );
-    if (outcome.error !== undefined) recordSpanError(span, outcome.error);
+    if (outcome.error !== undefined) recordSpanError(span, outcome.error, endTime);
     else if (outcome.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
-  span.end();
+  span.end(endTime);
 }
 
 export interface UpstreamCallInfo {

@@ -50,6 +50,7 @@ import { type ExportFailureReporter, reportingMetricExporter } from "./export-gu
 import { type IoredisTracing, traceIoredis } from "./ioredis-tracing.js";
 import { type BrokerMetrics, createBrokerMetrics } from "./metrics.js";
 import { PrometheusPullReader } from "./prometheus-reader.js";
+import { runDeferredSpanWork } from "./request-span.js";
 import { requireDeclared, requireSdkNodeDependency } from "./sdk-node-packages.js";
 import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
@@ -83,6 +84,11 @@ export interface TelemetryOptions {
 export interface Telemetry {
   /** Spans are exported (an OTLP traces endpoint is configured). */
   readonly tracingEnabled: boolean;
+  /**
+   * Spans started here also need their parent made active (context.with), because an async context
+   * manager is registered for Redis spans or global instrumentations (see traceRedis).
+   */
+  readonly tracksActiveContext: boolean;
   /** Metrics are pushed over OTLP too (Prometheus pull is always on). */
   readonly otlpMetricsEnabled: boolean;
   readonly config: TelemetryConfig;
@@ -181,9 +187,11 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   let tracerProvider: BasicTracerProvider | undefined;
   let tracer: Tracer = new DisabledTracer();
   let redisTracing: IoredisTracing | undefined;
+  let tracksActiveContext = false;
   if (config.traces !== undefined) {
     const traceRedis = options.traceRedis ?? true;
-    if (traceRedis || options.registerGlobalTracerProvider === true) ensureContextManager();
+    tracksActiveContext = traceRedis || options.registerGlobalTracerProvider === true;
+    if (tracksActiveContext) ensureContextManager();
     const exporter = new WorkerSpanExporter({
       traces: config.traces,
       resourceAttributes: resource.attributes,
@@ -221,6 +229,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   let closing: Promise<void> | undefined;
   return {
     tracingEnabled: config.traces !== undefined,
+    tracksActiveContext,
     otlpMetricsEnabled: config.metrics !== undefined,
     config,
     tracer,
@@ -228,11 +237,13 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     instruments,
     renderPrometheus: () => prometheus.render(),
     async forceFlush() {
+      runDeferredSpanWork();
       // Failures were already reported through the logger; flushing must not throw at shutdown.
       await Promise.allSettled([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
     },
     close() {
       closing ??= (async () => {
+        runDeferredSpanWork();
         redisTracing?.close();
         if (options.registerGlobalTracerProvider === true) trace.disable();
         await Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]);

@@ -146,10 +146,11 @@ describe("OTLP export", () => {
           [AoAttributes.COST_CHARGED]: 1,
           [AoAttributes.QUEUE_WAIT_MS]: 12,
           [AoAttributes.PRIORITY]: "interactive",
-          [AoAttributes.BATCHED]: false,
-          [AoAttributes.COALESCED]: false,
           [GitHubAttributes.RESOURCE]: "graphql",
         });
+        // Flags appear only when true.
+        expect(gateway.attributes).not.toHaveProperty(AoAttributes.BATCHED);
+        expect(gateway.attributes).not.toHaveProperty(AoAttributes.COALESCED);
 
         expect(up.kind).toBe(3);
         expect(up.attributes).toMatchObject({
