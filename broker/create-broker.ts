@@ -82,7 +82,10 @@ const traceReportParams = z.strictObject({
   top: z.int().min(1).max(1000).optional(),
 });
 
-/** How long one shutdown step may take before the broker goes on without it (ShutdownSequence). */
+/**
+ * How long one shutdown step may take before the broker goes on without it (ShutdownSequence),
+ * beyond the drain time of its own that a step like the gateway or the queue is given.
+ */
 const SHUTDOWN_STEP_TIMEOUT_MS = 5_000;
 /** The same for a step that needs Redis while Redis is unreachable. */
 const REDIS_DOWN_STEP_TIMEOUT_MS = 500;
@@ -148,7 +151,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     await redis.connect();
     const health = new RedisHealth(redis, logger.child({ component: "redis" }));
     // Steps that talk to Redis: with Redis gone they would only wait for a reconnect that is not coming.
-    const redisStep = () => (health.healthy ? SHUTDOWN_STEP_TIMEOUT_MS : REDIS_DOWN_STEP_TIMEOUT_MS);
+    const redisStepTimeout =
+      (healthyMs = SHUTDOWN_STEP_TIMEOUT_MS) =>
+      () =>
+        health.healthy ? healthyMs : REDIS_DOWN_STEP_TIMEOUT_MS;
+    const redisStep = redisStepTimeout();
     const pubsub = new PubSubHub(subscriber);
     closers.add("pubsub", () => pubsub.close(), redisStep);
 
@@ -229,7 +236,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       policy: { concurrency: config.queue.concurrency, graphqlRateLimitAlias: RATE_LIMIT_ALIAS },
     });
     await queue.start();
-    closers.add("upstream queue", () => queue.close(), redisStep);
+    // The queue drains this broker's submissions, then waits for the jobs its workers run.
+    closers.add(
+      "upstream queue",
+      () => queue.close(),
+      redisStepTimeout(queue.policy.drainTimeoutMs + config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS),
+    );
     await learnBuckets(client, gate, logger, localBudget);
     const degraded = new DegradedUpstream({ client });
     const upstream = createUpstreamPort({ queue, degraded, health, observability });
@@ -258,7 +270,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
               maxMembers: config.batching.maxMembers,
               maxCost: config.batching.maxCost,
             }),
-          onScheduler: (scheduler) => closers.add("batch scheduler", () => scheduler.close({ flush: true })),
+          onScheduler: (scheduler) =>
+            closers.add(
+              "batch scheduler",
+              () => scheduler.close({ flush: true }),
+              config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS,
+            ),
           captureContext: (request) => observability.captureContext(request),
           traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),
         })
@@ -436,7 +453,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     closers.add("lifecycle events", unsubscribeEvents, redisStep);
     if (leader) {
       await leader.start();
-      closers.add("lifecycle leader", () => leader.close(), redisStep);
+      // A cycle running at the stop finishes first; its requests may wait for an upstream answer.
+      closers.add(
+        "lifecycle leader",
+        () => leader.close(),
+        redisStepTimeout(config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS),
+      );
     }
 
     observability.start({
