@@ -287,10 +287,12 @@ describe("the broker under kill -9", () => {
       await broker.start();
       tokenAfterRestart.push((await gateway("GET", "/repos/acme/widgets/pulls/1")).status);
     }
-    // A calm tail: the load goes on until the restarted broker has accepted writes again.
+    // A calm tail: the load goes on until the restarted broker has accepted writes again. The last
+    // dead broker's running write holds the write lane for up to ~10 s, then the writes orphaned by
+    // the kills run first, one mutation gap apart; on a loaded CI machine that took over 30 s.
     const acceptedSoFar = () => [...writes.values()].filter((w) => w.outcome === "accepted").length;
     const before = acceptedSoFar();
-    const calmUntil = Date.now() + 30_000;
+    const calmUntil = Date.now() + 60_000;
     while (acceptedSoFar() < before + 4 && Date.now() < calmUntil) await sleep(200);
     stopped = true;
     await running;
@@ -322,7 +324,10 @@ describe("the broker under kill -9", () => {
     expect(await stories([...mustRun])).toEqual([]);
     expect(mustRun.size).toBeGreaterThan(0);
     expect(runningAtKill.size).toBeGreaterThan(0);
-    expect(accepted.length).toBeGreaterThan(5);
+    expect(
+      accepted.length,
+      "writes answered: too few means the load never exercised the broker",
+    ).toBeGreaterThan(5);
     // IPC writers saw either an answer or "outcome unknown", never a bare disconnect.
     const ipcFailures = [...writes.values()].filter(
       (w) => w.via.startsWith("ipc") && w.outcome !== "accepted",
