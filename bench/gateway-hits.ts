@@ -9,6 +9,7 @@
  * reported with their ratio. Tracing is measured on two more brokers (traced, untraced) in paired
  * rounds (pairedRound). Usage:
  *   npm run bench:gateway [-- --rounds 3 --tracing-rounds 10 --seconds 5 --json FILE]
+ * --compare-cli OTHER/dist/cli.js adds a traced broker of another build to the tracing rounds.
  * BENCH_NODE_ARGS adds node flags to the brokers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -44,20 +45,16 @@ function median(values: readonly number[]): number {
   );
 }
 
+/** Starts `node ...nodeArgs` and resolves once its output matches `ready`. */
 async function startProcess(
-  args: string[],
+  nodeArgs: string[],
   env: Record<string, string>,
   ready: RegExp,
-  raw = false,
 ): Promise<{ child: ChildProcess; output: string }> {
-  const child = spawn(
-    process.execPath,
-    raw ? args : [...(process.env.BENCH_NODE_ARGS?.split(" ") ?? []), CLI, ...args],
-    {
-      env: { ...process.env, ...env, LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, nodeArgs, {
+    env: { ...process.env, ...env, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -149,17 +146,17 @@ interface RoundResult {
 }
 
 /**
- * One paired round: `seconds` of open-loop load on each of two broker processes, in alternating
- * blocks of BLOCK_MS, so both see the same machine (noisy neighbours, CPU frequency) at nearly
- * the same time. Returns each one's latency percentiles and CPU per request.
+ * One paired round: `seconds` of open-loop load on each broker process, in rotating blocks of
+ * BLOCK_MS (forwards, then backwards), so all see the same machine (noisy neighbours, CPU
+ * frequency) at nearly the same time. Returns each one's latency percentiles and CPU per request.
  */
 const BLOCK_MS = 250;
 async function pairedRound(
-  pair: readonly [{ target: Target; pid: number | undefined }, { target: Target; pid: number | undefined }],
+  brokers: readonly { target: Target; pid: number | undefined }[],
   rate: number,
   seconds: number,
-): Promise<[RoundResult, RoundResult]> {
-  const sides = pair.map((p) => ({
+): Promise<RoundResult[]> {
+  const sides = brokers.map((p) => ({
     ...p,
     dispatcher: new Agent({ connections: 64, pipelining: 1 }),
     latencies: [] as number[],
@@ -181,7 +178,7 @@ async function pairedRound(
     };
   });
   await Promise.all(sides.map((side) => side.dispatcher.close()));
-  return [results[0] as RoundResult, results[1] as RoundResult];
+  return results;
 }
 
 /** A do-nothing OTLP/HTTP endpoint, so "tracing on" exports for real without a collector. */
@@ -212,6 +209,7 @@ async function main(): Promise<void> {
       rate: { type: "string", default: "1000" },
       concurrency: { type: "string", default: "32" },
       json: { type: "string" },
+      "compare-cli": { type: "string" },
     },
   });
   const rounds = Number(values.rounds);
@@ -228,12 +226,11 @@ async function main(): Promise<void> {
       ["--import", "tsx", join(import.meta.dirname, "gateway-sim-server.ts")],
       {},
       /listening on (http:\/\/\S+)/,
-      true,
     );
     children.push(sim.child);
     const simUrl = /listening on (http:\/\/\S+)/.exec(sim.output)?.[1] ?? "";
 
-    const startBrokerProcess = async (name: string, otel: boolean) => {
+    const startBrokerProcess = async (name: string, otel: boolean, cli = CLI) => {
       const socket = join(dir, `${name}.sock`);
       const env: Record<string, string> = {
         GITHUB_TOKEN: "ghp_simulated",
@@ -246,6 +243,8 @@ async function main(): Promise<void> {
       }
       const broker = await startProcess(
         [
+          ...(process.env.BENCH_NODE_ARGS?.split(" ") ?? []),
+          cli,
           "start",
           "--upstream",
           simUrl,
@@ -301,8 +300,12 @@ async function main(): Promise<void> {
     plain.child.kill("SIGTERM");
     const traced = await startBrokerProcess("brokerTracing", true);
     const untraced = await startBrokerProcess("brokerUntraced", false);
-    // Warm both the way they are measured, so the JIT has settled before the first paired round.
-    for (const b of [traced, untraced]) {
+    // Another build, traced, in the same rounds: "is the new figure better, or is it a quieter day?"
+    const baseline = values["compare-cli"]
+      ? await startBrokerProcess("brokerTracingBaseline", true, values["compare-cli"])
+      : undefined;
+    // Warm all the way they are measured, so the JIT has settled before the first paired round.
+    for (const b of [traced, untraced, ...(baseline ? [baseline] : [])]) {
       await one(new Agent(), b.target);
       await openLoop(b.target, rate, seconds);
     }
@@ -314,16 +317,18 @@ async function main(): Promise<void> {
       ratio: [] as number[],
       onCpu: [] as number[],
       offCpu: [] as number[],
+      baselineRatio: [] as number[],
     };
     for (let round = 0; round < tracingRounds; round++) {
-      const [on, off] = await pairedRound(
-        [
-          { target: traced.target, pid: traced.child.pid },
-          { target: untraced.target, pid: untraced.child.pid },
-        ],
+      const [on, off, base] = (await pairedRound(
+        [traced, untraced, ...(baseline ? [baseline] : [])].map((b) => ({
+          target: b.target,
+          pid: b.child.pid,
+        })),
         rate,
         seconds,
-      );
+      )) as [RoundResult, RoundResult, RoundResult | undefined];
+      if (base) tracing.baselineRatio.push(base.p50 / off.p50);
       results.brokerTracing?.p50.push(on.p50);
       results.brokerTracing?.p99.push(on.p99);
       tracing.on.push(on.p50);
@@ -356,6 +361,12 @@ async function main(): Promise<void> {
         onCpuUsPerRequest: Math.round(median(tracing.onCpu)),
         offCpuUsPerRequest: Math.round(median(tracing.offCpu)),
         exportsReceived: collector.received(),
+        ...(baseline
+          ? {
+              compareCli: values["compare-cli"],
+              compareAddedP50Percent: Math.round((median(tracing.baselineRatio) - 1) * 1000) / 10,
+            }
+          : {}),
       },
       rounds: results,
     };
@@ -370,6 +381,10 @@ async function main(): Promise<void> {
       `  per round: ${summary.tracing.addedP50PercentByRound.map((p) => `${p > 0 ? "+" : ""}${p} %`).join(", ")}`,
       `  broker CPU ${summary.tracing.onCpuUsPerRequest} µs vs ${summary.tracing.offCpuUsPerRequest} µs per request`,
     ];
+    if (baseline)
+      lines.push(
+        `  ${values["compare-cli"]}, traced, same rounds: ${summary.tracing.compareAddedP50Percent} % added`,
+      );
     process.stdout.write(`${lines.join("\n")}\n`);
     if (values.json) writeFileSync(values.json, JSON.stringify(summary, null, 2));
   } finally {
