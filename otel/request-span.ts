@@ -34,7 +34,7 @@ function afterResponses(work: () => void): void {
 /** Runs the span work afterResponses queued; forceFlush and close call it before exporting. */
 export function runDeferredSpanWork(): void {
   scheduled = false;
-  for (let work = pending.shift(); work; work = pending.shift()) {
+  for (const work of pending.splice(0)) {
     try {
       work();
     } catch {

@@ -53,5 +53,11 @@ export function registerStartCommand(program: Command): void {
       await broker.stopped;
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      // Stopped. Something still open (a Redis client retrying a Redis that went away under the
+      // broker) must not keep the daemon alive after it, or SIGTERM would not end it.
+      setTimeout(() => {
+        process.stderr.write("ao-broker: stopped, but handles are still open after 2 s; exiting\n");
+        process.exit(process.exitCode ?? 0);
+      }, 2_000).unref();
     });
 }
