@@ -12,7 +12,7 @@
  * clients may describe themselves with extra keys.
  */
 import { z } from "zod";
-import type { MethodName } from "./protocol.js";
+import type { MethodName } from "./method-names.js";
 
 const PRIORITIES = ["lifecycle", "interactive", "write", "background"] as const;
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;

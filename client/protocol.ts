@@ -11,6 +11,7 @@
  * optional param does not bump it (`hello` lists the methods a broker implements).
  */
 import type { z } from "zod";
+import type { MethodName } from "./method-names.js";
 import type {
   BrokerShutdownResult,
   BrokerStatusResult,
@@ -34,27 +35,7 @@ import type { ParamsSchemas } from "./protocol-schemas.js";
 
 export const PROTOCOL_VERSION = 1;
 
-/** Every method of protocol version 1, in documentation order. */
-export const METHOD_NAMES = [
-  "hello",
-  "session.open",
-  "session.close",
-  "session.list",
-  "token.issue",
-  "invocation.finish",
-  "budget.get",
-  "graphql",
-  "rest",
-  "stats",
-  "lifecycle.watch",
-  "lifecycle.unwatch",
-  "lifecycle.status",
-  "events.subscribe",
-  "events.unsubscribe",
-  "broker.status",
-  "broker.shutdown",
-] as const;
-export type MethodName = (typeof METHOD_NAMES)[number];
+export { METHOD_NAMES, type MethodName } from "./method-names.js";
 
 /** The method of the server-pushed notification that carries a published event. */
 export const EVENT_NOTIFICATION = "event";

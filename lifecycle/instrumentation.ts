@@ -3,7 +3,7 @@
  * span per cycle with guard and batch children, and cycle metrics). lifecycle/ imports no
  * telemetry itself; without instrumentation every hook is a plain call.
  */
-import type { CycleReport } from "./poll-cycle.js";
+import type { CycleReport } from "./cycle-report.js";
 
 export interface LifecycleInstrumentation {
   /** Wraps one poll cycle. */

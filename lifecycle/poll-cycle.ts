@@ -12,6 +12,7 @@ import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
 import { prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
+import type { CycleReport } from "./cycle-report.js";
 import { runGuards } from "./guard-runner.js";
 import {
   addInvalidation,
@@ -24,32 +25,7 @@ import {
 import { runDetection, runEnrichment } from "./refresh-runner.js";
 import { learnAgentReads, sendVouches } from "./vouch.js";
 
-export interface CycleReport {
-  readonly startedAt: number;
-  readonly durationMs: number;
-  readonly sessions: number;
-  readonly prs: number;
-  readonly guards: {
-    readonly requests: number;
-    readonly notModified: number;
-    readonly errors: number;
-    /** PRs sent to a GraphQL re-read by a guard. */
-    readonly moved: number;
-    /** Checks applied straight from guard answers (no GraphQL). */
-    readonly checksApplied: number;
-  };
-  readonly detection: { readonly queries: number; readonly points: number; readonly found: number };
-  readonly enrichment: {
-    readonly queries: number;
-    readonly points: number;
-    readonly prs: number;
-    readonly filled: number;
-    readonly deferred: number;
-  };
-  readonly events: number;
-  /** Factor the budget stretched poll intervals by (1 = none). */
-  readonly stretch: number;
-}
+export type { CycleReport };
 
 export interface CycleState {
   /** PRs carried over from earlier cycles or webhooks (deferred or failed), most urgent first. */

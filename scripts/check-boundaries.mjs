@@ -1,11 +1,12 @@
 // Module boundaries, checked on every `npm run check`:
 //  1. A folder is a module: code outside folder F imports F only through F/index.ts.
-//  2. No import circles between folders.
+//  2. No import circles between folders, and none between files (type-only imports count: a
+//     circle of types couples the files just as much; docs/decisions/0011-house-structure.md).
 //  3. Pure cores (any directory named `core/`) import no I/O: no node:fs/net/http/child_process,
 //     no Redis, BullMQ, HTTP clients or OpenTelemetry. They take `now`/`rng` as arguments instead.
 //     A core may call another folder's pure functions through that folder's index.ts.
 // test/ and scripts/ may reach inside folders (white-box tests); everything else may not.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const ROOT = process.cwd();
@@ -47,6 +48,16 @@ const importRe =
   /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 const problems = [];
 const edges = new Map();
+/** File → the repository files it imports (relative paths, resolved to .ts). */
+const fileEdges = new Map();
+
+function resolveFile(fromFile, spec) {
+  const base = resolve(dirname(fromFile), spec);
+  for (const candidate of [base.replace(/\.(m?)js$/, ".$1ts"), base, join(base, "index.ts")]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return relative(ROOT, candidate);
+  }
+  return undefined;
+}
 for (const mod of [...MODULES, ...EXEMPT]) {
   let files = [];
   try {
@@ -64,6 +75,11 @@ for (const mod of [...MODULES, ...EXEMPT]) {
       if (isCore && IO_PACKAGES.some((re) => re.test(spec)))
         problems.push(`${rel}: pure core imports I/O module "${spec}"`);
       if (!spec.startsWith(".")) continue;
+      const targetFile = resolveFile(file, spec);
+      if (targetFile && /\.m?ts$/.test(targetFile)) {
+        if (!fileEdges.has(rel)) fileEdges.set(rel, new Set());
+        fileEdges.get(rel).add(targetFile);
+      }
       const target = relative(ROOT, resolve(dirname(file), spec));
       const targetMod = target.split(sep)[0];
       if (targetMod === mod || EXEMPT.has(mod)) continue;
@@ -93,8 +109,49 @@ function visit(node) {
   colour.set(node, "black");
 }
 for (const mod of edges.keys()) if (!colour.has(mod)) visit(mod);
+
+// File-level circles: strongly connected components (Tarjan), each reported once with its files.
+{
+  let counter = 0;
+  const index = new Map();
+  const low = new Map();
+  const onStack = new Set();
+  const sccStack = [];
+  const strongConnect = (file) => {
+    index.set(file, counter);
+    low.set(file, counter);
+    counter++;
+    sccStack.push(file);
+    onStack.add(file);
+    for (const next of fileEdges.get(file) ?? []) {
+      if (!index.has(next)) {
+        strongConnect(next);
+        low.set(file, Math.min(low.get(file), low.get(next)));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file), index.get(next)));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = [];
+    let member;
+    do {
+      member = sccStack.pop();
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    const selfLoop = fileEdges.get(file)?.has(file);
+    if (component.length > 1 || selfLoop) {
+      const inCircle = new Set(component);
+      const lines = component
+        .sort()
+        .map((f) => `  ${f} -> ${[...fileEdges.get(f)].filter((t) => inCircle.has(t)).join(", ")}`);
+      problems.push(`file import circle (${component.length} files):\n${lines.join("\n")}`);
+    }
+  };
+  for (const file of fileEdges.keys()) if (!index.has(file)) strongConnect(file);
+}
 if (problems.length > 0) {
   console.error(problems.join("\n"));
   process.exit(1);
 }
-console.log(`boundaries ok (${[...edges].map(([k, v]) => `${k} -> ${[...v].join(",")}`).join("; ")})`);
+console.log(
+  `boundaries ok, no file circles among ${fileEdges.size} files (${[...edges].map(([k, v]) => `${k} -> ${[...v].join(",")}`).join("; ")})`,
+);

@@ -7,17 +7,26 @@
  * while fresh; anything else goes to Redis.
  */
 import type { Tag } from "./core/resource-tags.js";
-import type { CachedAnswer } from "./response-cache.js";
 
-interface Entry {
-  readonly answer: CachedAnswer;
+/**
+ * What this tier needs of an answer (response-cache.ts's CachedAnswer has it): declared here so the
+ * shared tier, which holds this one, and this tier do not import each other.
+ */
+export interface LocalAnswer {
+  readonly body: Buffer;
+  readonly storedAt: number;
+  readonly generations: Readonly<Record<Tag, number>>;
+}
+
+interface Entry<A extends LocalAnswer> {
+  readonly answer: A;
   readonly tags: readonly Tag[];
   readonly bytes: number;
 }
 
-export class LocalAnswerCache {
+export class LocalAnswerCache<A extends LocalAnswer> {
   readonly #maxBytes: number;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Entry<A>>();
   readonly #byTag = new Map<Tag, Set<string>>();
   #bytes = 0;
 
@@ -34,7 +43,7 @@ export class LocalAnswerCache {
   }
 
   /** The answer when held and stored less than `freshMs` ago. */
-  fresh(hashed: string, freshMs: number, now: number): CachedAnswer | undefined {
+  fresh(hashed: string, freshMs: number, now: number): A | undefined {
     const entry = this.#entries.get(hashed);
     if (!entry || now - entry.answer.storedAt >= freshMs) return undefined;
     this.#entries.delete(hashed);
@@ -42,7 +51,7 @@ export class LocalAnswerCache {
     return entry.answer;
   }
 
-  put(hashed: string, answer: CachedAnswer): void {
+  put(hashed: string, answer: A): void {
     if (this.#maxBytes <= 0) return;
     const bytes = answer.body.length + 512;
     if (bytes > this.#maxBytes / 8) return;

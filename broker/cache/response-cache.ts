@@ -82,7 +82,7 @@ export class ResponseCache {
   #touchTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #evictions = 0;
-  readonly #local: LocalAnswerCache;
+  readonly #local: LocalAnswerCache<CachedAnswer>;
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: ResponseCacheOptions) {

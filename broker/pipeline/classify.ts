@@ -9,7 +9,7 @@ import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
 import { restTags, type Tag, vouchableTags } from "../cache/core/resource-tags.js";
 import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
-import type { GraphQLPayload } from "./types.js";
+import type { GraphQLPayload } from "./graphql-payload.js";
 
 export type RequestKind =
   | "rest-read"

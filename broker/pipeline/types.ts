@@ -6,6 +6,7 @@
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
 import type { CachedAnswer } from "../cache/response-cache.js";
 import type { RequestClass } from "./classify.js";
+import type { GraphQLPayload } from "./graphql-payload.js";
 
 /** Upstream priority classes, highest first. Starvation-free: see broker/upstream. */
 export const PRIORITY_CLASSES = ["lifecycle", "interactive", "write", "background"] as const;
@@ -44,11 +45,7 @@ export interface Caller {
   readonly weight: number;
 }
 
-export interface GraphQLPayload {
-  readonly query: string;
-  readonly variables: Readonly<Record<string, unknown>>;
-  readonly operationName?: string | undefined;
-}
+export type { GraphQLPayload };
 
 /**
  * The callers sharing one upstream call, filled in while it is in flight (coalescing followers join

@@ -3,6 +3,7 @@
  * rate-limit figures (charged before execution, so `rateLimit { ... }` reports the state after
  * this query, as GitHub does).
  */
+import type { SimCommit, SimRepo } from "../core/model.js";
 import type { World } from "../core/world.js";
 
 export interface RateLimitView {
@@ -15,6 +16,22 @@ export interface RateLimitView {
   readonly resetAt: string;
 }
 
+/** Anything the executor can resolve abstract types for. */
+export interface View {
+  readonly __typename: string;
+}
+
+/**
+ * The views that views further down the object graph link back up to (a check run's repository and
+ * commit, a pull request's refs). Reached through the context so that each view file imports only
+ * the views below it and the files form no import circle (views/view-links.ts fills it in).
+ */
+export interface ViewLinks {
+  repository(ctx: GqlContext, repo: SimRepo): View;
+  commit(ctx: GqlContext, repo: SimRepo, commit: SimCommit): View;
+  ref(ctx: GqlContext, repo: SimRepo, name: string): View | null;
+}
+
 export interface GqlContext {
   readonly world: World;
   /** GitHub's DateTime for an epoch-ms instant (memoised per simulator). */
@@ -22,6 +39,7 @@ export interface GqlContext {
   /** e.g. `http://github.localhost` (no trailing slash). */
   readonly webBase: string;
   readonly rateLimit: RateLimitView;
+  readonly links: ViewLinks;
 }
 
 /** GitHub's DateTime: ISO-8601 in UTC without milliseconds. */

@@ -17,6 +17,7 @@ import { fieldResolver, typeResolver } from "./field-resolution.js";
 import { executionErrorToGitHub } from "./github-errors.js";
 import { mutationRoot } from "./root-mutation.js";
 import { queryRoot } from "./root-query.js";
+import { VIEW_LINKS } from "./views/view-links.js";
 
 const GRAPHQL = { resource: "graphql" as const };
 
@@ -105,6 +106,7 @@ export async function handleGraphQL(state: SimState, request: SimRequest): Promi
       used: charge.snapshot.used,
       resetAt: isoTime(charge.snapshot.reset * 1000),
     },
+    links: VIEW_LINKS,
   };
   const cacheable =
     state.results !== undefined && operation.operation === "query" && !info.query.includes("rateLimit");

@@ -6,12 +6,9 @@
  * query valid against GitHub's schema runs. Getters compute only what a query asks for.
  */
 import type { SimLabel, SimRepo, SimUser } from "../../core/model.js";
-import type { GqlContext } from "../context.js";
+import type { GqlContext, View } from "../context.js";
 
-/** Anything the executor can resolve abstract types for. */
-export interface View {
-  readonly __typename: string;
-}
+export type { View };
 
 type UserRecord = Pick<SimUser, "id" | "nodeId" | "login" | "name" | "email" | "type" | "createdAt">;
 

@@ -15,8 +15,6 @@ import type { PageArgs } from "../../core/paginate.js";
 import { connection } from "../connection.js";
 import type { GqlContext } from "../context.js";
 import { actorView, type View } from "./actors.js";
-import { CommitView } from "./commit-view.js";
-import { repositoryView } from "./repository-view.js";
 
 const upper = (value: string | null): string | null => (value === null ? null : value.toUpperCase());
 
@@ -121,7 +119,7 @@ export class CheckRunView implements View {
     return checkRunState(this.#run);
   }
   get repository() {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
 }
 
@@ -192,9 +190,9 @@ export class CheckSuiteView implements View {
   checkRuns(args: PageArgs) {
     return connection(this.#runs(), args, (r) => new CheckRunView(this.#ctx, this.#repo, r));
   }
-  get commit(): CommitView | null {
+  get commit(): View | null {
     const commit = this.#repo.commits.get(this.#suite.headSha);
-    return commit ? new CommitView(this.#ctx, this.#repo, commit) : null;
+    return commit ? this.#ctx.links.commit(this.#ctx, this.#repo, commit) : null;
   }
   get url(): string {
     return `${this.#ctx.webBase}/${this.#repo.fullName}/commit/${this.#suite.headSha}/checks`;
@@ -300,7 +298,7 @@ export class StatusContextView implements View {
   isRequired(): boolean {
     return false;
   }
-  get commit(): CommitView {
-    return new CommitView(this.#ctx, this.#repo, this.#commit);
+  get commit(): View {
+    return this.#ctx.links.commit(this.#ctx, this.#repo, this.#commit);
   }
 }

@@ -9,7 +9,6 @@ import { connection, connectionWith } from "../connection.js";
 import type { GqlContext } from "../context.js";
 import { actorView, type View } from "./actors.js";
 import { CheckRunView, CheckSuiteView, StatusContextView } from "./check-views.js";
-import { repositoryView } from "./repository-view.js";
 
 const upper = (value: string | null): string | null => (value === null ? null : value.toUpperCase());
 
@@ -121,7 +120,7 @@ export class CommitView implements View {
     return connection(suites, args, (s) => new CheckSuiteView(this.#ctx, this.#repo, s));
   }
   get repository() {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
 }
 

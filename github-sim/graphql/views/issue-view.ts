@@ -8,7 +8,6 @@ import { connection, emptyConnection } from "../connection.js";
 import type { GqlContext } from "../context.js";
 import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView } from "./comment-views.js";
-import { repositoryView } from "./repository-view.js";
 
 export class IssueView implements View {
   readonly #ctx: GqlContext;
@@ -91,7 +90,7 @@ export class IssueView implements View {
     return authorAssociation(this.#repo, this.#issue.author);
   }
   get repository(): View {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
   labels(args: PageArgs) {
     return connection(labelsOf(this.#repo, this.#issue.labels), args, (l) =>

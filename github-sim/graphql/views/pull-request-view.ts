@@ -13,10 +13,9 @@ import type { SimCommit, SimPullRequest, SimRepo } from "../../core/model.js";
 import type { PageArgs } from "../../core/paginate.js";
 import { connection, emptyConnection } from "../connection.js";
 import type { GqlContext } from "../context.js";
-import { actorView, labelsOf, labelView, type UserView, usersOf, type View } from "./actors.js";
+import { actorView, labelsOf, labelView, ownerView, type UserView, usersOf, type View } from "./actors.js";
 import { issueCommentView, reviewThreadView, reviewView } from "./comment-views.js";
 import { CommitView, rollupView } from "./commit-view.js";
-import { refView, repositoryView } from "./repository-view.js";
 
 export function pullState(pr: SimPullRequest): "OPEN" | "CLOSED" | "MERGED" {
   return pr.merged ? "MERGED" : pr.state === "open" ? "OPEN" : "CLOSED";
@@ -132,22 +131,22 @@ export class PullRequestView implements View {
     return this.#pr.baseSha;
   }
   get headRef(): View | null {
-    return refView(this.#ctx, this.#repo, this.#pr.headRef);
+    return this.#ctx.links.ref(this.#ctx, this.#repo, this.#pr.headRef);
   }
   get baseRef(): View | null {
-    return refView(this.#ctx, this.#repo, this.#pr.baseRef);
+    return this.#ctx.links.ref(this.#ctx, this.#repo, this.#pr.baseRef);
   }
   get headRepository(): View {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
   get headRepositoryOwner(): UserView {
-    return repositoryView(this.#ctx, this.#repo).owner;
+    return ownerView(this.#ctx, this.#repo);
   }
   get baseRepository(): View {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
   get repository(): View {
-    return repositoryView(this.#ctx, this.#repo);
+    return this.#ctx.links.repository(this.#ctx, this.#repo);
   }
   get isCrossRepository(): boolean {
     return false;

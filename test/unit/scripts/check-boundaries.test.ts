@@ -1,0 +1,66 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const SCRIPT = resolve("scripts/check-boundaries.mjs");
+const roots: string[] = [];
+
+/** A throwaway repository laid out like this one, with the given files. */
+function repoWith(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "boundaries-"));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+function check(root: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [SCRIPT], { cwd: root, encoding: "utf8" });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe("check-boundaries", () => {
+  it("passes on this repository and reports no file circle", () => {
+    const output = execFileSync(process.execPath, [SCRIPT], { encoding: "utf8" });
+    expect(output).toMatch(/^boundaries ok, no file circles among \d+ files/);
+  });
+
+  it("fails on a circle between two files of one folder, type-only imports included", () => {
+    const root = repoWith({
+      "broker/a.ts": 'import type { B } from "./b.js";\nexport interface A { b?: B }\n',
+      "broker/b.ts": 'import type { A } from "./a.js";\nexport interface B { a?: A }\n',
+    });
+    const { status, output } = check(root);
+    expect(status).toBe(1);
+    expect(output).toContain("file import circle (2 files)");
+    expect(output).toContain("broker/a.ts -> broker/b.ts");
+    expect(output).toContain("broker/b.ts -> broker/a.ts");
+  });
+
+  it("fails on a longer circle through an index.ts and a directory import", () => {
+    const root = repoWith({
+      "lifecycle/index.ts": 'export { run } from "./run.js";\n',
+      "lifecycle/run.ts": 'import { step } from "./steps";\nexport const run = () => step();\n',
+      "lifecycle/steps/index.ts": 'import { run } from "../index.js";\nexport const step = () => run;\n',
+    });
+    const { status, output } = check(root);
+    expect(status).toBe(1);
+    expect(output).toContain("file import circle (3 files)");
+  });
+
+  it("accepts imports that only go one way", () => {
+    const root = repoWith({
+      "broker/a.ts": 'import { b } from "./b.js";\nexport const a = b;\n',
+      "broker/b.ts": "export const b = 1;\n",
+    });
+    expect(check(root).status).toBe(0);
+  });
+});
