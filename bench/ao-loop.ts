@@ -1,6 +1,6 @@
 /**
- * AO's lifecycle loop, as the `direct` and `proxy` arms run it (../shared/reference/agent-
- * orchestrator.md): every 30 s, ONE AFTER ANOTHER — the repo's PR-list guard; the per-PR check-run
+ * AO's lifecycle loop, as the `direct` and `proxy` arms run it (docs/architecture.md,
+ * "AO's lifecycle loop"): every 30 s, ONE AFTER ANOTHER — the repo's PR-list guard; the per-PR check-run
  * guards when the list did not move; aliased enrichment queries (≤ 25 PRs each) for PRs whose guard
  * moved or that are not cached; `gh pr list --head` for every session without a PR when the list
  * moved; and each PR's review check at most every 2 min. Each call pays gh's subprocess overhead

@@ -1,6 +1,6 @@
 /**
  * The baseline of `npm run bench:lifecycle`: AO's lifecycle loop as agent-orchestrator runs it
- * (../shared/reference/agent-orchestrator.md), one request after another:
+ * (docs/architecture.md, "AO's lifecycle loop"), one request after another:
  *   1. per repository, the open-PR list guard (per_page=1, If-None-Match);
  *   2. only when no repository guard moved: per PR, its head's check-runs guard (per_page=1);
  *   3. one aliased GraphQL query per ≤ 25 PRs whose guard moved or that are not cached — when a

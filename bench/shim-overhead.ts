@@ -3,7 +3,7 @@
  * wall time of `gh pr view 1` ≤ 20 ms). Three processes, as deployed: the simulator (`ao-broker
  * sim`), the broker (`ao-broker start`, a private redis-server), and real gh 2.23 started from here.
  * Arms, interleaved in random order in every round of one run, on the same world:
- *   direct   gh straight to the simulator (DESIGN.md, "How real gh is routed")
+ *   direct   gh straight to the simulator (docs/architecture.md, "How real gh is routed")
  *   broker   gh with a session's environment, straight to the gateway (no shim)
  *   shim     `gh` resolved to the installed shim, as an agent runs it (AO_SESSION_ID only)
  * plus the same pair inside a git checkout (no GH_REPO: gh asks git for the remote) and a shim's

@@ -1,6 +1,6 @@
 /**
  * The composition root: the one place that builds the daemon's parts, wires them, starts them in
- * order, and stops them in reverse (STYLE.md §16). Start: config → logger and telemetry → upstream
+ * order, and stops them in reverse (docs/CONTRIBUTING.md, "Layout": one composition root). Start: config → logger and telemetry → upstream
  * (GitHub, or an embedded simulator with --simulate) → Redis (explicit, local, or a private
  * redis-server) → sessions, cache, budget, upstream queue, pipeline → gateway (HTTP) → IPC socket.
  * Stop: stop accepting on both edges and let in-flight requests finish (the drain), then close the

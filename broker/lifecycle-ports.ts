@@ -1,7 +1,7 @@
 /**
  * The broker's side of lifecycle/'s ports: the poller's GraphQL and conditional REST reads go
  * through the same pipeline as everyone's (coalesced, batched, budgeted, queued) at lifecycle
- * priority — the reserve DESIGN.md keeps for it — as the broker's own "ao-lifecycle" session. Its
+ * priority — the reserve docs/architecture.md "Policies" keeps for it — as the broker's own "ao-lifecycle" session. Its
  * GraphQL never comes from the cache (it is what tells the cache that PR data changed); its REST
  * guards are always revalidated upstream (a 304 costs nothing), and the PRs they saw unchanged are
  * vouched for in the cache (lifecycle/vouch.ts). Observed changes invalidate the cached answers of that PR;

@@ -1,6 +1,6 @@
 /**
  * The environment an agent process needs so that real gh sends every API call to the gateway
- * (DESIGN.md, "How real gh is routed"): GH_HOST=github.localhost makes gh use
+ * (docs/architecture.md, "How real gh is routed"): GH_HOST=github.localhost makes gh use
  * http://api.github.localhost/, HTTP_PROXY sends that to the gateway (Go's proxy selection skips
  * only "localhost" itself and loopback IPs, not *.localhost), GH_TOKEN is the broker-issued token,
  * and GH_REPO names the repository on that host. NO_PROXY is cleared because an inherited

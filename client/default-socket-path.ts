@@ -1,6 +1,6 @@
 /**
  * Where the broker's IPC socket lives unless told otherwise: AO_BROKER_SOCKET, else
- * ~/.ao-broker/broker.sock (DESIGN.md: "default under ~/.ao-broker/"). The CLI, the shim and AO all
+ * ~/.ao-broker/broker.sock (docs/architecture.md, "Commands and environment"). The CLI, the shim and AO all
  * call this so they agree without configuration. `env` and `home` are parameters for tests.
  */
 import { homedir } from "node:os";

@@ -1,7 +1,7 @@
 /**
  * Sets up OpenTelemetry for one broker process and hands back everything the rest of the code
  * needs as one object (tracer, meter, typed instruments, Prometheus rendering, close). Nothing is
- * registered as an OTel global provider: the Telemetry is passed in explicitly (STYLE.md §16), and
+ * registered as an OTel global provider: the Telemetry is passed in explicitly (docs/CONTRIBUTING.md, "Layout": one composition root), and
  * several can coexist in one process (tests, the bench running a broker in-process). The one
  * process-wide thing touched is OTel's context manager (AsyncLocalStorage), registered only for
  * Redis spans and the global-provider route (see TelemetryOptions.traceRedis); it carries no

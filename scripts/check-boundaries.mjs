@@ -5,6 +5,9 @@
 //  3. Pure cores (any directory named `core/`) import no I/O: no node:fs/net/http/child_process,
 //     no Redis, BullMQ, HTTP clients or OpenTelemetry. They take `now`/`rng` as arguments instead.
 //     A core may call another folder's pure functions through that folder's index.ts.
+//  4. The repository is self-contained: no file refers to the pre-repository planning notes (the
+//     style note, the design brief, the shared folder beside the checkout); what they said that
+//     matters lives in docs/CONTRIBUTING.md and docs/architecture.md.
 // test/ and scripts/ may reach inside folders (white-box tests); everything else may not.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -94,6 +97,28 @@ for (const mod of [...MODULES, ...EXEMPT]) {
     }
   }
 }
+// Citations of files outside the repository. The pattern is spelled so this file does not match it.
+const OUTSIDE_CITATION = /\b(?:STYLE|DESIGN)\.md\b|\.\.\/shared\b|\bshared\/reference\b/;
+function walkAll(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walkAll(full, out);
+    else out.push(full);
+  }
+  return out;
+}
+for (const file of walkAll(ROOT)) {
+  if (/\.(png|svg|gz|zip|tgz|lock)$/.test(file) || statSync(file).size > 2_000_000) continue;
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines.forEach((line, i) => {
+    if (OUTSIDE_CITATION.test(line))
+      problems.push(
+        `${relative(ROOT, file)}:${i + 1}: cites a file outside the repository; cite docs/ instead`,
+      );
+  });
+}
+
 // Folder-level cycles (depth-first search with colours).
 const colour = new Map();
 const stack = [];

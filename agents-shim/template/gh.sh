@@ -3,7 +3,7 @@
 # version: @AOB_VERSION@
 #
 # The gh that agents find first on PATH. It runs the real gh as a child with an environment that
-# sends every API call through ao-broker (DESIGN.md, "How real gh is routed"): GH_HOST=
+# sends every API call through ao-broker (docs/architecture.md, "How real gh is routed"): GH_HOST=
 # github.localhost, HTTP_PROXY=<gateway>, GH_TOKEN=<session token>.<invocation suffix>. gh keeps
 # its own output; the broker caches, coalesces, budgets and charges the session. The PAT never
 # reaches this script or gh: they only ever hold broker tokens.

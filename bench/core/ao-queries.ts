@@ -1,5 +1,5 @@
 /**
- * The requests AO's lifecycle loop sends (../shared/reference/agent-orchestrator.md, "The lifecycle
+ * The requests AO's lifecycle loop sends (docs/architecture.md, "AO's lifecycle
  * loop"), rebuilt for the `direct` and `proxy` arms: the two ETag guards, the aliased enrichment
  * query (≤ 25 PRs → 1 point), `gh pr list --head` detection (gh 2.23's PullRequestList document
  * with AO's --json fields and --head), and the review check (REST comments guard + reviewThreads

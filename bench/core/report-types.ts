@@ -1,6 +1,6 @@
 /**
  * The scorecard's shape: one StepResult per (arm, session count), and the report around them.
- * `--json FILE` writes a BenchReport; DESIGN.md and issue 8 name the fields that must exist
+ * `--json FILE` writes a BenchReport; docs/architecture.md ("The benchmark") and issue 8 name the fields that must exist
  * (runs[].arm ... withinBudget, sessionsToBudget, calibration); the rest explains them.
  * All durations are SIMULATED time (see time-scale.ts) unless the name says `real`.
  */

@@ -1,5 +1,5 @@
 /**
- * "Within budget": the criteria a step must meet to count toward sessions-to-budget (DESIGN.md,
+ * "Within budget": the criteria a step must meet to count toward sessions-to-budget (docs/architecture.md,
  * "The benchmark"): projected usage ≤ 100 % of BOTH hourly budgets, zero agent-visible rate-limit
  * errors, p95 added wait ≤ 1 s and served-data staleness p99 ≤ 30 s (simulated time). A missing
  * percentile (no samples) does not fail a step: there was nothing to wait for or to be stale. Pure.

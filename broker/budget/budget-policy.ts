@@ -1,6 +1,6 @@
 /**
- * The budget gate's policy numbers with their defaults. The defaults are decisions (DESIGN.md,
- * "Policies inside the broker"); docs/budget.md explains each and docs/decisions/0003 the rule.
+ * The budget gate's policy numbers with their defaults. The defaults are decisions (docs/architecture.md,
+ * "Policies"); docs/budget.md explains each and docs/decisions/0003 the rule.
  */
 import { AoError, CommonErrors } from "../../common/index.js";
 import type { PriorityClass } from "../pipeline/types.js";

@@ -1,5 +1,5 @@
 /**
- * The one place where an error becomes a JSON-RPC error object (STYLE.md rule 9).
+ * The one place where an error becomes a JSON-RPC error object (docs/CONTRIBUTING.md, "Errors": one place per edge).
  *
  * - An AoError keeps its message and data; its `code` travels as `data.aoCode` (and `httpStatus`
  *   when set) so the client rebuilds the same AoError. Its `rpcCode`, else -32000, is the number.

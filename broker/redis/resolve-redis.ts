@@ -1,5 +1,5 @@
 /**
- * Where the broker's Redis is, in DESIGN.md's order: an explicit URL (--redis, REDIS_URL, config);
+ * Where the broker's Redis is, in the order of docs/architecture.md ("Commands and environment"): an explicit URL (--redis, REDIS_URL, config);
  * else a Redis answering on 127.0.0.1:6379; else a private redis-server under the state directory.
  * AO_BROKER_PROBE_LOCAL_REDIS=0 skips the 127.0.0.1:6379 probe, so the private server is used even
  * where another Redis runs (tests; a machine whose Redis belongs to something else).

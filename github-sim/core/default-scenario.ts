@@ -1,5 +1,5 @@
 /**
- * The default world (DESIGN.md, "The simulator"): repo acme/widgets, viewer octocat (user id 1),
+ * The default world (docs/architecture.md, "The simulator"): repo acme/widgets, viewer octocat (user id 1),
  * open PRs #1–#3, issues #10–#12, workflow "CI" (id 42) with run 1001 (jobs 2001–2003) on PR #1's
  * head. It stands still: no timeline, no moving jobs, so the same command prints the same output
  * every time. Tests and docs rely on these exact numbers; change them only with docs/simulator.md.

@@ -1,7 +1,7 @@
 /**
  * GitHub's secondary rate limits (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits):
- * at most 100 concurrent requests; 900 points per minute for REST (per endpoint, as DESIGN.md
- * reads it) and 2,000 for GraphQL, where a GET/query is 1 point and a write/mutation 5; 80
+ * at most 100 concurrent requests; 900 points per minute for REST (per endpoint, as docs/architecture.md
+ * states it) and 2,000 for GraphQL, where a GET/query is 1 point and a write/mutation 5; 80
  * content-creating requests per minute and 500 per hour. Sliding windows.
  *
  * A refused request is not counted (it did no work), and the answer carries the seconds until

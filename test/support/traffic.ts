@@ -1,5 +1,5 @@
 /**
- * The gh 2.23 traffic captures (test/fixtures/gh-2.23-traffic, copied from shared/reference):
+ * The gh 2.23 traffic captures (test/fixtures/gh-2.23-traffic, recorded from real gh 2.23 and kept in the repository):
  * each `<name>.md` documents a command's requests with GraphQL text, variables and the documented
  * cost; `raw/<name>.jsonl` holds the raw rows. Tests read them instead of restating queries.
  */

@@ -8,7 +8,7 @@
  *   write       → limit × (lifecycle + interactive)
  *   background  → limit × (lifecycle + interactive)
  *
- * Writes sit with background because DESIGN.md keeps the reserve "for the lifecycle poller and
+ * Writes sit with background because docs/architecture.md ("Policies") keeps the reserve "for the lifecycle poller and
  * interactive calls"; a write still has priority over background in the upstream queue.
  */
 import type { PriorityClass } from "../../pipeline/types.js";

@@ -4,7 +4,7 @@
  * checkout says which repo), a private config dir and TMPDIR (gh caches run logs and the
  * PullRequest_fields introspection there), optional pty through script(1), and a git checkout
  * whose origin is https://github.com/acme/widgets.git rewritten to github.localhost through
- * git's environment config, as DESIGN.md "How real gh is routed" describes.
+ * git's environment config, as docs/architecture.md "How real gh is routed" describes.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

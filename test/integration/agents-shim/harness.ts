@@ -229,7 +229,7 @@ export function agentEnv(options: {
   };
 }
 
-/** The environment of gh talking straight to a simulator (DESIGN.md, "How real gh is routed"). */
+/** The environment of gh talking straight to a simulator (docs/architecture.md, "How real gh is routed"). */
 export function directEnv(sim: RunningSimulator, homeDir: string, extra: Record<string, string> = {}) {
   return {
     PATH: BASE_PATH,

@@ -1,6 +1,6 @@
 /**
  * Every AO_ERR_* code declared in a folder's errors.ts is listed in docs/errors.md, and nothing
- * listed there is missing from the code (fastify's errors test, STYLE.md §10).
+ * listed there is missing from the code (fastify's errors test; docs/CONTRIBUTING.md, "Errors").
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -63,4 +63,16 @@ describe("check-boundaries", () => {
     });
     expect(check(root).status).toBe(0);
   });
+
+  it.each([
+    // Spelled in pieces so this file does not cite them itself.
+    { name: "the style note", text: `// see ${"STYLE"}.md §16\n` },
+    { name: "the design brief", text: `<!-- ${"DESIGN"}.md, "The simulator" -->\n` },
+    { name: "the shared folder", text: `See ${".."}/shared/${"reference"}/notes.txt.\n` },
+  ])("fails when a file cites $name, which is outside the repository", ({ text }) => {
+    const root = repoWith({ "docs/page.md": `# Page\n\n${text}` });
+    const { status, output } = check(root);
+    expect(status).toBe(1);
+    expect(output).toContain("docs/page.md:3: cites a file outside the repository");
+  });
 });
