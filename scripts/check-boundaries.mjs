@@ -5,7 +5,9 @@
 //  3. Pure cores (any directory named `core/`) import no I/O: no node:fs/net/http/child_process,
 //     no Redis, BullMQ, HTTP clients or OpenTelemetry. They take `now`/`rng` as arguments instead.
 //     A core may call another folder's pure functions through that folder's index.ts.
-//  4. The repository is self-contained: no file refers to the pre-repository planning notes (the
+//  4. The daemon does not depend on its test doubles: broker/ imports neither github-sim/ nor bench/
+//     (`ao-broker start --simulate` starts the simulator in cli/ and hands it in).
+//  5. The repository is self-contained: no file refers to the pre-repository planning notes (the
 //     style note, the design brief, the shared folder beside the checkout); what they said that
 //     matters lives in docs/CONTRIBUTING.md and docs/architecture.md.
 // test/ and scripts/ may reach inside folders (white-box tests); everything else may not.
@@ -26,6 +28,8 @@ const MODULES = [
   "otel",
 ];
 const EXEMPT = new Set(["test", "scripts"]);
+/** Folder → folders it must never import, whatever the index says. */
+const FORBIDDEN = new Map([["broker", ["github-sim", "bench"]]]);
 const IO_PACKAGES = [
   /^node:(fs|net|http|https|http2|child_process|dgram|dns|tls|worker_threads|cluster)(\/|$)/,
   /^(fs|net|http|https|child_process)$/,
@@ -86,6 +90,8 @@ for (const mod of [...MODULES, ...EXEMPT]) {
       const target = relative(ROOT, resolve(dirname(file), spec));
       const targetMod = target.split(sep)[0];
       if (targetMod === mod || EXEMPT.has(mod)) continue;
+      if (FORBIDDEN.get(mod)?.includes(targetMod))
+        problems.push(`${rel}: imports "${spec}"; ${mod}/ must not depend on ${targetMod}/`);
       const expected = [`${targetMod}/index.js`, `${targetMod}/index.ts`];
       if (!expected.includes(target.split(sep).join("/"))) {
         problems.push(

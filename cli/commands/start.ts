@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { startBroker } from "../../broker/index.js";
+import { startSimulator } from "../../github-sim/index.js";
 
 interface StartFlags {
   config?: string;
@@ -34,13 +35,19 @@ export function registerStartCommand(program: Command): void {
       if (flags.socket) overrides.socket = flags.socket;
       if (flags.redis) overrides.redis = { url: flags.redis };
       if (flags.simulate) overrides.simulate = true;
-      const broker = await startBroker({ file: flags.config, overrides });
+      // With --simulate (or `simulate` in the config) the broker asks for its upstream here: the
+      // simulator is the CLI's to start, so the daemon itself never imports github-sim/.
+      const broker = await startBroker({
+        file: flags.config,
+        overrides,
+        startSimulator: () => startSimulator({ port: 0 }),
+      });
       const lines = [
         `ao-broker listening`,
         `  gateway   ${broker.gatewayUrl}`,
         `  socket    ${broker.socketPath}`,
         `  redis     ${broker.redis.url} (${broker.redis.source})`,
-        `  upstream  ${broker.upstreamUrl}${broker.simulator ? " (embedded simulator)" : ""}`,
+        `  upstream  ${broker.upstreamUrl}${broker.simulated ? " (embedded simulator)" : ""}`,
         `open a session: ao-broker session open <id> --repo OWNER/NAME${flags.socket ? ` --socket ${flags.socket}` : ""}`,
       ];
       process.stdout.write(`${lines.join("\n")}\n`);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type InstallReport, installShim } from "../../../agents-shim/index.js";
 import { type RunningBroker, startBroker } from "../../../broker/index.js";
 import { silentLogger } from "../../../common/index.js";
-import type { RunningSimulator } from "../../../github-sim/index.js";
+import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 import { startTestRedis, type TestRedis } from "../../support/redis.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -165,7 +165,12 @@ export async function startShimBroker(
   mkdirSync(dir, { recursive: true });
   const socketPath = join(dir, "broker.sock");
   const prefix = redis.prefix();
+  let embedded: RunningSimulator | undefined;
   const broker = await startBroker({
+    startSimulator: async () => {
+      embedded = await startSimulator({ port: 0 });
+      return embedded;
+    },
     overrides: {
       listen: "127.0.0.1:0",
       socket: socketPath,
@@ -178,7 +183,7 @@ export async function startShimBroker(
     logger: silentLogger(),
     probeLocalRedis: false,
   });
-  const upstream = options.upstream ?? broker.simulator;
+  const upstream = options.upstream ?? embedded;
   if (!upstream) throw new Error("the broker has no simulator");
   return {
     broker,

@@ -75,4 +75,19 @@ describe("check-boundaries", () => {
     expect(status).toBe(1);
     expect(output).toContain("docs/page.md:3: cites a file outside the repository");
   });
+
+  it.each([
+    { name: "the simulator", target: "github-sim" },
+    { name: "the benchmark", target: "bench" },
+  ])("fails when broker/ imports $name, even through its index", ({ target }) => {
+    const root = repoWith({
+      [`${target}/index.ts`]: "export const x = 1;\n",
+      "broker/start.ts": `import { x } from "../${target}/index.js";\nexport const y = x;\n`,
+    });
+    const { status, output } = check(root);
+    expect(status).toBe(1);
+    expect(output).toContain(
+      `broker/start.ts: imports "../${target}/index.js"; broker/ must not depend on ${target}/`,
+    );
+  });
 });

@@ -1,0 +1,79 @@
+/**
+ * The request pipeline for the composition root: the classifier (GitHub's schema, the freshness
+ * policy), the batching layer when batching is on (each scheduler flushes at shutdown, given an
+ * upstream answer's time), and the layers in their one order (create-gateway-pipeline.ts).
+ */
+import { loadGitHubSchema } from "../../github/index.js";
+import { BatchScheduler, RepeatTracker } from "../batch/index.js";
+import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
+import { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
+import type { ResponseCache } from "../cache/response-cache.js";
+import type { BrokerObservability } from "../observability.js";
+import { rateLimitProbe } from "../rate-limit-probe.js";
+import type { BrokerRedis } from "../redis/start-redis.js";
+import { batchLayer } from "./batch-layer.js";
+import { type ClassifyInput, classifyRequest, type FreshnessPolicy, type RequestClass } from "./classify.js";
+import { createGatewayPipeline } from "./create-gateway-pipeline.js";
+import type { BudgetPort, UpstreamPort } from "./ports.js";
+import type { Handler } from "./types.js";
+
+export type Classify = (input: ClassifyInput) => RequestClass;
+
+export interface BrokerPipeline {
+  readonly pipeline: Handler;
+  readonly classify: Classify;
+}
+
+export function buildPipeline(
+  context: BrokerContext,
+  parts: {
+    readonly redis: BrokerRedis;
+    readonly cache: ResponseCache;
+    readonly budget: BudgetPort;
+    readonly upstream: UpstreamPort;
+    readonly observability: BrokerObservability;
+  },
+): BrokerPipeline {
+  const { config, logger, shutdown } = context;
+  const { observability } = parts;
+  const schema = loadGitHubSchema();
+  const analyzer = new GraphQLAnalyzer({ schema });
+  const policy: FreshnessPolicy = {
+    restFreshMs: config.cache.restFreshMs,
+    graphqlFreshMs: config.cache.graphqlFreshMs,
+    // Only a lifecycle poller vouches; without one the setting would never apply anyway.
+    guardedFreshMs: config.lifecycle.enabled ? config.cache.guardedFreshMs : 0,
+  };
+  const classify: Classify = (input) => classifyRequest(input, analyzer, policy);
+  const batch = config.batching.enabled
+    ? batchLayer({
+        repeats: new RepeatTracker(),
+        createScheduler: (send) =>
+          new BatchScheduler({
+            send,
+            schema,
+            budgetsMs: config.batching.latencyBudgetMs,
+            maxMembers: config.batching.maxMembers,
+            maxCost: config.batching.maxCost,
+          }),
+        onScheduler: (scheduler) =>
+          shutdown.add(
+            "batch scheduler",
+            () => scheduler.close({ flush: true }),
+            config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS,
+          ),
+        captureContext: (request) => observability.captureContext(request),
+        traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),
+      })
+    : undefined;
+  const pipeline = createGatewayPipeline({
+    batch,
+    cache: parts.cache,
+    budget: parts.budget,
+    upstream: parts.upstream,
+    logger,
+    probe: rateLimitProbe(),
+    shared: { redis: parts.redis.redis, pubsub: parts.redis.pubsub, prefix: parts.redis.prefix },
+  });
+  return { pipeline, classify };
+}

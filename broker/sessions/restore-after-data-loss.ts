@@ -1,0 +1,38 @@
+/**
+ * A Redis that comes back empty (restarted without persistence) lost every session and token. An
+ * epoch key, set once with NX, tells such a Redis from one that kept its data: when Redis is healthy
+ * again and the key is gone, the sessions and tokens this broker saw recently are put back
+ * (CallerResolver.restoreInto), so agents already holding a token keep working.
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "../../common/index.js";
+import type { RedisHealth } from "../redis/redis-health.js";
+import type { CallerResolver } from "./caller-resolver.js";
+import type { SessionStore } from "./session-store.js";
+
+export interface DataLossWatch {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly health: RedisHealth;
+  readonly resolver: CallerResolver;
+  readonly store: SessionStore;
+  readonly logger: Logger;
+}
+
+export async function restoreSessionsAfterDataLoss(watch: DataLossWatch): Promise<void> {
+  const { redis, health, resolver, store, logger } = watch;
+  const epochKey = `${watch.prefix}:epoch`;
+  await redis.set(epochKey, String(Date.now()), "NX");
+  health.onChange((healthy) => {
+    if (!healthy) return;
+    void (async () => {
+      if (await redis.exists(epochKey)) return;
+      await redis.set(epochKey, String(Date.now()), "NX");
+      const restored = await resolver.restoreInto(store);
+      logger.warn(
+        { restored },
+        "Redis came back without its data: restored recently seen sessions and tokens",
+      );
+    })().catch((error: unknown) => logger.warn({ err: error }, "could not check Redis for data loss"));
+  });
+}
