@@ -172,6 +172,7 @@ export class BrokerObservability {
         readOnly: request.caller.readOnly,
       },
       parent,
+      this.#t.deferredSpans,
     );
     this.#requestParents.set(request.id, span);
     try {

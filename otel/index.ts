@@ -84,7 +84,7 @@ export {
   type UpstreamMeasurement,
 } from "./metrics.js";
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus-reader.js";
-export { RequestSpan } from "./request-span.js";
+export { DeferredSpanWork, RequestSpan } from "./request-span.js";
 export {
   type AttributesInput,
   type BatchFlushInfo,

@@ -5,7 +5,7 @@
  * the request began; the SDK span is started the first time something needs it as a parent (an
  * upstream call, a batch flush), backdated to that moment, and otherwise not until the request has
  * ended. Ending records the end time at once and leaves the SDK's work (attributes, end, the span
- * processor) to afterResponses, which runs it once the event loop has written the responses of
+ * processor) to the telemetry's DeferredSpanWork, which runs it once the event loop has written the responses of
  * this turn. The exported span is the same either way: same start and end, parent, attributes.
  */
 import type { Context, Span, Tracer } from "@opentelemetry/api";
@@ -17,28 +17,32 @@ import {
   startRequestSpan,
 } from "./spans.js";
 
-const pending: (() => void)[] = [];
-let scheduled = false;
-
 /**
- * Runs `work` after the I/O of this event-loop turn (setImmediate), so responses written in this
- * turn leave before it. Work that throws is dropped: a span must never fail a request.
+ * Span work deferred until after the I/O of the event-loop turn that queued it (setImmediate), so
+ * responses written in that turn leave before it. One per Telemetry (its forceFlush and close run
+ * what is pending before exporting), so two telemetries in one process never share a queue. Work
+ * that throws is dropped: a span must never fail a request.
  */
-function afterResponses(work: () => void): void {
-  pending.push(work);
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(runDeferredSpanWork);
-}
+export class DeferredSpanWork {
+  #pending: (() => void)[] = [];
+  #scheduled = false;
 
-/** Runs the span work afterResponses queued; forceFlush and close call it before exporting. */
-export function runDeferredSpanWork(): void {
-  scheduled = false;
-  for (const work of pending.splice(0)) {
-    try {
-      work();
-    } catch {
-      // dropped, see afterResponses
+  defer(work: () => void): void {
+    this.#pending.push(work);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.run());
+  }
+
+  /** Runs what is pending now. */
+  run(): void {
+    this.#scheduled = false;
+    for (const work of this.#pending.splice(0)) {
+      try {
+        work();
+      } catch {
+        // dropped, see the class comment
+      }
     }
   }
 }
@@ -47,11 +51,18 @@ export class RequestSpan {
   readonly #tracer: Tracer;
   readonly #info: GatewayRequestInfo;
   readonly #parent: Context | undefined;
+  readonly #deferred: DeferredSpanWork;
   readonly #startTime = performance.now();
   #started: { readonly span: Span; readonly context: Context } | undefined;
 
-  constructor(tracer: Tracer, info: GatewayRequestInfo, parent: Context | undefined) {
+  constructor(
+    tracer: Tracer,
+    info: GatewayRequestInfo,
+    parent: Context | undefined,
+    deferred: DeferredSpanWork,
+  ) {
     this.#tracer = tracer;
+    this.#deferred = deferred;
     this.#info = info;
     this.#parent = parent;
   }
@@ -69,7 +80,7 @@ export class RequestSpan {
   /** Ends the span with `outcome` as of now; the SDK does its part after the response is out. */
   end(outcome: RequestOutcome): void {
     const endTime = performance.now();
-    afterResponses(() => endRequestSpan(this.span, outcome, endTime));
+    this.#deferred.defer(() => endRequestSpan(this.span, outcome, endTime));
   }
 
   #start(): { readonly span: Span; readonly context: Context } {

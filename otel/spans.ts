@@ -154,8 +154,9 @@ export function startRequestSpan(
   startTime?: number,
 ): Span {
   if (isTracingDisabled(tracer)) return tracer.startSpan("");
+  const route = routeTemplate(info.path);
   const span = tracer.startSpan(
-    requestSpanName(info),
+    requestSpanName(info, route),
     startTime === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, startTime },
     parent ?? context.active(),
   );
@@ -164,7 +165,7 @@ export function startRequestSpan(
     defined({
       [SemconvAttributes.HTTP_REQUEST_METHOD]: info.method.toUpperCase(),
       [SemconvAttributes.URL_PATH]: info.path.split("?")[0],
-      [SemconvAttributes.HTTP_ROUTE]: routeTemplate(info.path), // memoised: the name used it too
+      [SemconvAttributes.HTTP_ROUTE]: route,
       [SemconvAttributes.GRAPHQL_OPERATION_NAME]: info.operationName,
       [SemconvAttributes.GRAPHQL_OPERATION_TYPE]: info.operationType,
       [AoAttributes.REQUEST_ID]: info.requestId,

@@ -50,7 +50,7 @@ import { type ExportFailureReporter, reportingMetricExporter } from "./export-gu
 import { type IoredisTracing, traceIoredis } from "./ioredis-tracing.js";
 import { type BrokerMetrics, createBrokerMetrics } from "./metrics.js";
 import { PrometheusPullReader } from "./prometheus-reader.js";
-import { runDeferredSpanWork } from "./request-span.js";
+import { DeferredSpanWork } from "./request-span.js";
 import { requireDeclared, requireSdkNodeDependency } from "./sdk-node-packages.js";
 import { WorkerSpanExporter } from "./worker-span-exporter.js";
 
@@ -95,6 +95,8 @@ export interface Telemetry {
   readonly tracer: Tracer;
   readonly meter: Meter;
   readonly instruments: BrokerMetrics;
+  /** Where RequestSpans leave their SDK work until the response is out; flushed before exporting. */
+  readonly deferredSpans: DeferredSpanWork;
   /** Current metric values in the Prometheus text format (serve with PROMETHEUS_CONTENT_TYPE). */
   renderPrometheus(): Promise<string>;
   /** Exports everything buffered now (tests; before a planned exit). Never rejects. */
@@ -227,7 +229,9 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   });
 
   let closing: Promise<void> | undefined;
+  const deferredSpans = new DeferredSpanWork();
   return {
+    deferredSpans,
     tracingEnabled: config.traces !== undefined,
     tracksActiveContext,
     otlpMetricsEnabled: config.metrics !== undefined,
@@ -237,13 +241,13 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     instruments,
     renderPrometheus: () => prometheus.render(),
     async forceFlush() {
-      runDeferredSpanWork();
+      deferredSpans.run();
       // Failures were already reported through the logger; flushing must not throw at shutdown.
       await Promise.allSettled([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
     },
     close() {
       closing ??= (async () => {
-        runDeferredSpanWork();
+        deferredSpans.run();
         redisTracing?.close();
         if (options.registerGlobalTracerProvider === true) trace.disable();
         await Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]);

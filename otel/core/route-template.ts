@@ -37,21 +37,13 @@ function templateSegment(segment: string): string {
   return segment;
 }
 
-/** Recent answers: agents poll the same few paths, and every request span needs its route. */
-const ROUTE_CACHE_SIZE = 1_000;
-const routeCache = new Map<string, string>();
-
-/** `/repos/acme/widgets/pulls/12?per_page=1` → `/repos/{owner}/{repo}/pulls/{number}`. */
+/**
+ * `/repos/acme/widgets/pulls/12?per_page=1` → `/repos/{owner}/{repo}/pulls/{number}`. A request
+ * span needs its route twice (its name and `http.route`): compute it once and pass it to
+ * requestSpanName, rather than memoising here (a module-level cache would be state shared by every
+ * telemetry in the process).
+ */
 export function routeTemplate(path: string): string {
-  const cached = routeCache.get(path);
-  if (cached !== undefined) return cached;
-  const route = computeRouteTemplate(path);
-  if (routeCache.size >= ROUTE_CACHE_SIZE) routeCache.clear();
-  routeCache.set(path, route);
-  return route;
-}
-
-function computeRouteTemplate(path: string): string {
   const pathname = (path.split("?")[0] ?? "").split("#")[0] ?? "";
   const segments = pathname.split("/");
   const out: string[] = [];
@@ -78,17 +70,23 @@ function computeRouteTemplate(path: string): string {
   return result === "" ? "/" : result;
 }
 
-/** Span name of a gateway or upstream request: REST `GET /repos/{owner}/{repo}`, GraphQL `graphql PullRequestByNumber`. */
-export function requestSpanName(request: {
-  readonly method: string;
-  readonly path: string;
-  readonly operationName?: string | undefined;
-}): string {
+/**
+ * Span name of a gateway or upstream request: REST `GET /repos/{owner}/{repo}`, GraphQL
+ * `graphql PullRequestByNumber`. `route`: the path's routeTemplate when the caller has it already.
+ */
+export function requestSpanName(
+  request: {
+    readonly method: string;
+    readonly path: string;
+    readonly operationName?: string | undefined;
+  },
+  route?: string,
+): string {
   const pathname = request.path.split("?")[0] ?? "";
   if (pathname === "/graphql" || pathname === "/api/graphql") {
     return `graphql ${request.operationName ?? "anonymous"}`;
   }
-  return `${request.method.toUpperCase()} ${routeTemplate(request.path)}`;
+  return `${request.method.toUpperCase()} ${route ?? routeTemplate(request.path)}`;
 }
 
 /** The URL without user-info and with credential-like query values replaced. Invalid URLs yield undefined. */

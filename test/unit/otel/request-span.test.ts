@@ -7,12 +7,12 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { AoAttributes, RequestSpan, SemconvAttributes } from "../../../otel/index.js";
-import { runDeferredSpanWork } from "../../../otel/request-span.js";
+import { DeferredSpanWork } from "../../../otel/request-span.js";
 
 function memoryTracer() {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { tracer: provider.getTracer("test"), exporter };
+  return { tracer: provider.getTracer("test"), exporter, deferred: new DeferredSpanWork() };
 }
 
 const info = {
@@ -35,9 +35,9 @@ const ms = (span: ReadableSpan, which: "startTime" | "endTime") =>
 
 describe("RequestSpan", () => {
   it("starts and ends the SDK span only after the turn that answered, with the request's own times", async () => {
-    const { tracer, exporter } = memoryTracer();
+    const { tracer, exporter, deferred } = memoryTracer();
     const requestStarted = Date.now();
-    const span = new RequestSpan(tracer, info, undefined);
+    const span = new RequestSpan(tracer, info, undefined, deferred);
     busyWait(30);
     span.end(hit);
     busyWait(60); // the rest of this turn: writing the response
@@ -61,13 +61,13 @@ describe("RequestSpan", () => {
   });
 
   it("starts early, backdated, when a child needs it as its parent", async () => {
-    const { tracer, exporter } = memoryTracer();
-    const span = new RequestSpan(tracer, info, undefined);
+    const { tracer, exporter, deferred } = memoryTracer();
+    const span = new RequestSpan(tracer, info, undefined, deferred);
     busyWait(20);
     const child = tracer.startSpan("upstream GET", { kind: SpanKind.CLIENT }, span.context);
     child.end();
     span.end({ ...hit, cache: "MISS", cost: 1 });
-    runDeferredSpanWork(); // what forceFlush does before exporting
+    deferred.run(); // what forceFlush does before exporting
     const [upstream, request] = exporter.getFinishedSpans();
     expect(request?.spanContext().spanId).toBe(span.span.spanContext().spanId);
     expect(upstream?.parentSpanContext?.spanId).toBe(request?.spanContext().spanId);
@@ -80,8 +80,8 @@ describe("RequestSpan", () => {
   });
 
   it("records a failure as an exception event at the time the request failed", async () => {
-    const { tracer, exporter } = memoryTracer();
-    const span = new RequestSpan(tracer, info, undefined);
+    const { tracer, exporter, deferred } = memoryTracer();
+    const span = new RequestSpan(tracer, info, undefined, deferred);
     span.end({ status: 0, cache: "BYPASS", cost: 0, error: new TypeError("boom") });
     const failedAt = Date.now();
     busyWait(40);
