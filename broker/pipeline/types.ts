@@ -4,6 +4,7 @@
  * (cache, coalesce, batch, budget, queue, upstream). createGatewayPipeline assembles them.
  */
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { CACHE_RESULT_VALUES } from "../../otel/index.js";
 import type { CachedAnswer } from "../cache/response-cache.js";
 import type { RequestClass } from "./classify.js";
 import type { GraphQLPayload } from "./graphql-payload.js";
@@ -12,16 +13,8 @@ import type { GraphQLPayload } from "./graphql-payload.js";
 export const PRIORITY_CLASSES = ["lifecycle", "interactive", "write", "background"] as const;
 export type PriorityClass = (typeof PRIORITY_CLASSES)[number];
 
-/** How an answer was served; sent as `x-ao-broker-cache`. */
-export const CACHE_RESULTS = [
-  "HIT",
-  "REVALIDATED",
-  "MISS",
-  "COALESCED",
-  "BATCHED",
-  "STALE",
-  "BYPASS",
-] as const;
+/** How an answer was served; sent as `x-ao-broker-cache` (the list is otel's, one copy). */
+export const CACHE_RESULTS = CACHE_RESULT_VALUES;
 export type CacheResult = (typeof CACHE_RESULTS)[number];
 
 /** Results that cost GitHub nothing for this caller. */

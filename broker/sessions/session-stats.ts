@@ -12,6 +12,7 @@
  * p:session:<id>:recent LIST (last 20 commands as JSON), p:calls STREAM (≈ callsRetained entries).
  */
 import type { Redis } from "ioredis";
+import type { SessionStats as WireSessionStats } from "../../client/index.js";
 import { type CallRecord, decodeCallRecord, encodeCallRecord } from "../../otel/index.js";
 
 export interface RequestOutcome {
@@ -20,17 +21,12 @@ export interface RequestOutcome {
   readonly commandLine?: string | undefined;
 }
 
-export interface SessionStatsView {
-  readonly requests: number;
-  readonly upstreamRequests: number;
-  readonly graphqlPoints: number;
-  readonly restRequests: number;
-  readonly cacheHits: number;
-  readonly coalesced: number;
-  readonly batched: number;
-  readonly queueWaitMsP50: number;
-  readonly queueWaitMsP95: number;
-  readonly invocations: number;
+/**
+ * A session's statistics as the broker reads them: the protocol's SessionStats counters (one
+ * declaration, client/protocol-results.ts), plus when the session was last seen, and recent
+ * commands with epoch-ms times (the wire carries ISO strings).
+ */
+export interface SessionStatsView extends Omit<WireSessionStats, "recentCommands"> {
   readonly lastSeenAt: number;
   readonly recentCommands: readonly { command: string; cost: number; at: number; cache: string }[];
 }

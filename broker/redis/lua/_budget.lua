@@ -24,14 +24,8 @@
 local rcall = redis.call
 local RESET_TOLERANCE_MS = 1000
 
-if redis.replicate_commands then redis.replicate_commands() end
-
-local function budgetNow(arg)
-  local n = tonumber(arg)
-  if n and n > 0 then return n end
-  local t = rcall('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+--- @include "_now"
+local budgetNow = scriptNow
 
 local function budgetKeys()
   return { win = KEYS[1], resv = KEYS[2], seen = KEYS[3], sw = KEYS[4], sx = KEYS[5] }

@@ -14,13 +14,8 @@
     [2] epoch ms the hold now ends   [3] now
     or -1 when an argument is invalid.
 ]]
-local rcall = redis.call
-if redis.replicate_commands then redis.replicate_commands() end
-local now = tonumber(ARGV[1])
-if not now or now <= 0 then
-  local t = rcall('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+--- @include "_now"
+local now = scriptNow(ARGV[1])
 local untilMs = tonumber(ARGV[2])
 if not untilMs then return -1 end
 local current = tonumber(rcall('GET', KEYS[1]) or '0') or 0

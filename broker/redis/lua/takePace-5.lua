@@ -29,14 +29,8 @@
     [2] epoch ms to come back (0 when go)   [3] now
     or -1 when an argument is invalid.
 ]]
-local rcall = redis.call
-if redis.replicate_commands then redis.replicate_commands() end
-
-local now = tonumber(ARGV[1])
-if not now or now <= 0 then
-  local t = rcall('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+--- @include "_now"
+local now = scriptNow(ARGV[1])
 local points, pointsLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local creates = ARGV[4] == '1'
 local ccMinute, ccHour = tonumber(ARGV[5]), tonumber(ARGV[6])

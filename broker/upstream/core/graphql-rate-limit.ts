@@ -1,8 +1,10 @@
 /**
  * Reads the `rateLimit { cost limit remaining used resetAt }` object the broker injects into a
  * forwarded GraphQL query under a reserved alias (the pipeline injects and strips it), so the
- * real point cost of each query is known even when GitHub's headers are missing.
+ * real point cost of each query is known even when GitHub's headers are missing. The object itself
+ * is read by the batcher's readRateLimit, the one reader of GitHub's `rateLimit` fields.
  */
+import { readRateLimit } from "../../batch/core/graphql-response.js";
 
 export interface GraphQLRateLimit {
   readonly cost: number;
@@ -23,10 +25,10 @@ export function extractGraphQLRateLimit(body: Buffer, alias: string): GraphQLRat
     return undefined;
   }
   const data = (parsed as { data?: Record<string, unknown> } | null)?.data;
-  const rl = data?.[alias] as Record<string, unknown> | null | undefined;
-  if (!rl || typeof rl.cost !== "number") return undefined;
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-  const resetAt = typeof rl.resetAt === "string" ? Date.parse(rl.resetAt) : Number.NaN;
+  const rl = readRateLimit(data?.[alias]);
+  if (!rl) return undefined;
+  const num = (v: number) => (Number.isFinite(v) ? v : undefined);
+  const resetAt = rl.resetAt === "" ? Number.NaN : Date.parse(rl.resetAt);
   return {
     cost: rl.cost,
     limit: num(rl.limit),
