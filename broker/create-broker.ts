@@ -22,7 +22,7 @@ import { buildTraceReport, parseDuration, startTelemetry, type Telemetry } from 
 import { BatchScheduler, RATE_LIMIT_ALIAS, RepeatTracker } from "./batch/index.js";
 import { fetchBlob } from "./blob-fetch.js";
 import { BudgetGate } from "./budget/index.js";
-import { budgetPort, budgetReport, learnBuckets } from "./budget-port.js";
+import { budgetPolicyFromConfig, budgetPort, budgetReport, learnBuckets } from "./budget-port.js";
 import { GraphQLAnalyzer } from "./cache/graphql-analyzer.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import {
@@ -213,7 +213,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       redis: redisLocation.url,
       prefix,
       logger: logger.child({ component: "budget" }),
-      policy: { reserve: config.budget.reserve },
+      policy: budgetPolicyFromConfig(config.budget),
     });
     await gate.start();
     closers.add("budget gate", () => gate.close(), redisStep);
