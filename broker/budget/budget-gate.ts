@@ -134,6 +134,8 @@ const REASONS: Record<string, AdmissionReason> = {
   "5": "fair-share",
   "6": "pace",
 };
+/** How soon a caller refused for fair share asks again (a wake-up may come sooner). */
+const FAIR_SHARE_RETRY_MS = 20;
 const SCRIPTS = [
   "admitBudget-5.lua",
   "settleBudget-5.lua",
@@ -278,7 +280,11 @@ export class BudgetGate {
       if (decision.now >= request.deadlineAt || predicted) {
         throw budgetRefused(request.resource, decision, decision.now - startedAt, predicted);
       }
-      const wakeAt = Math.min(decision.retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
+      // A fair-share refusal names no time (it lifts when a hungry session has been served): look
+      // again soon, not in a 1 ms loop that would keep Redis busy for every waiting greedy caller.
+      const retryAt =
+        decision.reason === "fair-share" ? decision.now + FAIR_SHARE_RETRY_MS : decision.retryAt;
+      const wakeAt = Math.min(retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
       this.#logger.debug(
         {
           sessionId: request.sessionId,
