@@ -127,13 +127,13 @@ export async function runGreedyScenario(options: GreedyScenarioOptions): Promise
       modestTokens.push(await register(`modest-${i}`, `modest-${i}`));
 
     let page = 0;
-    const get = async (token: string): Promise<{ status: number; ms: number }> => {
+    const get = async (token: string, timeoutMs = 120_000): Promise<{ status: number; ms: number }> => {
       const started = performance.now();
       const res = await fetch(
         `${broker.gatewayUrl}/repos/acme/widgets/pulls?state=all&per_page=1&page=${++page}`,
         {
           headers: { authorization: `token ${token}`, accept: "application/vnd.github+json" },
-          signal: AbortSignal.timeout(120_000),
+          signal: AbortSignal.timeout(timeoutMs),
         },
       );
       await res.arrayBuffer();
@@ -148,9 +148,10 @@ export async function runGreedyScenario(options: GreedyScenarioOptions): Promise
     const greedyLoop = async () => {
       while (Date.now() < endAt) {
         const token = greedyTokens[turn++ % greedyTokens.length] as string;
-        const r = await get(token).catch(() => ({ status: 0, ms: 0 }));
+        // The agent stops when the scenario ends, its request still waiting or not.
+        const r = await get(token, Math.max(1, endAt - Date.now())).catch(() => ({ status: 0, ms: 0 }));
         if (r.status === 200) greedyAnswered++;
-        else {
+        else if (Date.now() < endAt) {
           greedyRefused++;
           await sleep(100); // a refused agent's retry, not a hot loop
         }
