@@ -154,6 +154,8 @@ export async function registerSession(options: RegisterSessionOptions): Promise<
       ...(env.AO_PROJECT_ID ? { projectId: env.AO_PROJECT_ID } : {}),
       ...(env.AO_ISSUE_ID ? { issueId: env.AO_ISSUE_ID } : {}),
       ...(options.toplevel ? { worktree: options.toplevel } : {}),
+      // One agent naming itself many times stays one fair share (docs/decisions/0008).
+      ...(existing ? {} : { autoRegistered: true }),
     });
     const gateway = opened.env.HTTP_PROXY ?? client.broker.gatewayUrl;
     mkdirSync(options.state, { recursive: true, mode: 0o700 });

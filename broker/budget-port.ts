@@ -7,11 +7,24 @@
 import type { BudgetResult } from "../client/index.js";
 import { AoError, type Logger } from "../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../github/index.js";
-import { BudgetErrors, type BudgetGate } from "./budget/index.js";
+import { BudgetErrors, type BudgetGate, type BudgetPolicyInput } from "./budget/index.js";
 import type { LocalBudget } from "./local-budget.js";
 import { type Admission, type AdmissionRequest, type BudgetPort, BudgetWouldWait } from "./pipeline/ports.js";
 import type { RedisHealth } from "./redis/redis-health.js";
 import type { UpstreamClient } from "./upstream/index.js";
+
+/** The gate's policy from the `budget` config section (docs/config.md). */
+export function budgetPolicyFromConfig(budget: {
+  readonly reserve: { readonly lifecycle: number; readonly interactive: number };
+  readonly pace: { readonly burstFraction: number; readonly burstMin: number; readonly keepFraction: number };
+  readonly windowSeconds: number;
+}): BudgetPolicyInput {
+  return {
+    reserve: budget.reserve,
+    pace: budget.pace,
+    windowMs: { default: budget.windowSeconds * 1000 },
+  };
+}
 
 export interface BudgetPortOptions {
   readonly gate: BudgetGate;
@@ -63,6 +76,7 @@ export function budgetPort(options: BudgetPortOptions): BudgetPort {
       const admitRequest = {
         sessionId: request.sessionId,
         weight: request.weight,
+        group: request.group,
         priority: request.priority,
         resource: request.resource,
         cost: request.cost,

@@ -104,6 +104,7 @@ async function callerFor(store: SessionStore, sessionId: string): Promise<Caller
     issueId: session.issueId,
     readOnly: session.readOnly,
     weight: session.weight,
+    budgetGroup: session.budgetGroup,
   };
 }
 

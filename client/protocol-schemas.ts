@@ -52,6 +52,11 @@ export const sessionOpenParams = z.strictObject({
   issueId: label.optional(),
   worktree: z.string().min(1).max(4096).optional(),
   ttlSeconds: ttlSeconds.optional(),
+  /**
+   * Set by the shim when it opens a session nobody opened (auto-registration): such sessions of
+   * one checkout share one parent budget (docs/decisions/0008).
+   */
+  autoRegistered: z.boolean().optional(),
 });
 
 export const sessionCloseParams = z.strictObject({ id: sessionId });

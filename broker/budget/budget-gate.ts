@@ -79,6 +79,11 @@ export interface AdmitRequest {
   readonly cost: number;
   /** Epoch ms after which admit() stops waiting (same clock as the gate). */
   readonly deadlineAt: number;
+  /**
+   * Parent budget: sessions of one group take part in fair share as one participant
+   * (docs/decisions/0008). @defaultValue none
+   */
+  readonly group?: string | undefined;
 }
 
 export interface Admission {
@@ -96,9 +101,11 @@ export interface Admission {
 
 export interface BudgetRefusal {
   readonly admitted: false;
-  readonly reason: "budget" | "fair-share";
-  /** Epoch ms worth trying again at: the reset for "budget", now for "fair-share". */
+  readonly reason: "budget" | "fair-share" | "pace";
+  /** Epoch ms worth trying again at: the reset for "budget", the pace's time for "pace", now for "fair-share". */
   readonly retryAt: number;
+  /** The soonest the request could pass even if every in-flight reservation were released. */
+  readonly earliestAt: number;
   readonly now: number;
   readonly limit: number;
   readonly remaining: number;
@@ -125,7 +132,10 @@ const REASONS: Record<string, AdmissionReason> = {
   "3": "surplus",
   "4": "budget",
   "5": "fair-share",
+  "6": "pace",
 };
+/** How soon a caller refused for fair share asks again (a wake-up may come sooner). */
+const FAIR_SHARE_RETRY_MS = 20;
 const SCRIPTS = [
   "admitBudget-5.lua",
   "settleBudget-5.lua",
@@ -198,6 +208,7 @@ export class BudgetGate {
     validateResource(request.resource);
     validateWeight(weight);
     validateCost(request.cost);
+    if (request.group !== undefined) validateSessionId(request.group);
     const { scripts } = this.#live();
     const id = randomUUID();
     const base = { id, sessionId: request.sessionId, resource: request.resource, priority: request.priority };
@@ -225,6 +236,10 @@ export class BudgetGate {
       p.claimHeadroom,
       p.claimFloorFraction,
       p.minRateElapsedMs,
+      request.group ?? "",
+      p.pace.burstFraction,
+      p.pace.keepFraction,
+      p.pace.burstMin,
     ])) as string[];
     const now = Number(reply[2]);
     const reason = REASONS[reply[1]!] ?? "budget";
@@ -233,8 +248,9 @@ export class BudgetGate {
     }
     return {
       admitted: false,
-      reason: reason === "fair-share" ? "fair-share" : "budget",
+      reason: reason === "fair-share" || reason === "pace" ? reason : "budget",
       retryAt: Number(reply[3]),
+      earliestAt: Number(reply[13] ?? reply[3]),
       now,
       limit: Number(reply[4]),
       remaining: Number(reply[5]),
@@ -258,25 +274,17 @@ export class BudgetGate {
         return { ...decision.admission, waitedMs };
       }
       startedAt ??= decision.now;
-      if (decision.now >= request.deadlineAt) {
-        throw new AoError(
-          BudgetErrors.AO_ERR_BUDGET_EXHAUSTED,
-          `budget for ${request.resource} spent; it resets at ${new Date(decision.resetAt).toISOString()}`,
-          {
-            httpStatus: 403,
-            data: {
-              resource: request.resource,
-              limit: decision.limit,
-              remaining: 0,
-              reset: Math.ceil(decision.resetAt / 1000),
-              retryAt: decision.retryAt,
-              reason: decision.reason,
-              waitedMs: decision.now - startedAt,
-            },
-          },
-        );
+      // Predictable: even with every reservation released it could not pass before the deadline,
+      // so the caller hears it now, with when to come back, instead of after its whole deadline.
+      const predicted = decision.earliestAt > request.deadlineAt;
+      if (decision.now >= request.deadlineAt || predicted) {
+        throw budgetRefused(request.resource, decision, decision.now - startedAt, predicted);
       }
-      const wakeAt = Math.min(decision.retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
+      // A fair-share refusal names no time (it lifts when a hungry session has been served): look
+      // again soon, not in a 1 ms loop that would keep Redis busy for every waiting greedy caller.
+      const retryAt =
+        decision.reason === "fair-share" ? decision.now + FAIR_SHARE_RETRY_MS : decision.retryAt;
+      const wakeAt = Math.min(retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
       this.#logger.debug(
         {
           sessionId: request.sessionId,
@@ -422,4 +430,37 @@ export class BudgetGate {
       });
     }
   }
+}
+
+/**
+ * AO_ERR_BUDGET_EXHAUSTED with what the gateway needs for GitHub's own answer (docs/errors.md):
+ * the window spent ("budget": 403, x-ratelimit-reset) or the broker pacing / sharing it ("pace",
+ * "fair-share": 429 with retry-after, as GitHub's secondary limits); IPC callers get the same data.
+ */
+function budgetRefused(
+  resource: string,
+  refusal: BudgetRefusal,
+  waitedMs: number,
+  predicted: boolean,
+): AoError {
+  const retryAt = Math.max(refusal.retryAt, refusal.earliestAt);
+  const retryAfter = Math.max(1, Math.ceil((retryAt - refusal.now) / 1000));
+  const message =
+    refusal.reason === "budget"
+      ? `budget for ${resource} spent; it resets at ${new Date(refusal.resetAt).toISOString()}`
+      : `budget for ${resource} is paced and shared among active sessions; this session may spend again in ${retryAfter}s`;
+  return new AoError(BudgetErrors.AO_ERR_BUDGET_EXHAUSTED, message, {
+    httpStatus: refusal.reason === "budget" ? 403 : 429,
+    data: {
+      resource,
+      limit: refusal.limit,
+      remaining: 0,
+      reset: Math.ceil(refusal.resetAt / 1000),
+      retryAt,
+      retryAfter,
+      reason: refusal.reason,
+      predicted,
+      waitedMs,
+    },
+  });
 }

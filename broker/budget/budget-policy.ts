@@ -4,6 +4,7 @@
  */
 import { AoError, CommonErrors } from "../../common/index.js";
 import type { PriorityClass } from "../pipeline/types.js";
+import type { PacePolicy } from "./core/pacing.js";
 import type { ReserveFractions } from "./core/reserve.js";
 
 export interface BudgetPolicy {
@@ -33,12 +34,20 @@ export interface BudgetPolicy {
   readonly viewRefreshMs: number;
   /** Class whose reserve the per-session view is computed for. @defaultValue "interactive" */
   readonly viewClass: PriorityClass;
+  /**
+   * Pacing over the window (core/pacing.ts). The gate alone defaults to no pacing (burst 1 = the
+   * whole window); the broker's config turns it on (docs/config.md, budget.pace).
+   * @defaultValue { burstFraction: 1, burstMin: 0, keepFraction: 0 }
+   */
+  readonly pace: PacePolicy;
 }
 
 export type BudgetPolicyInput = {
   readonly [K in keyof BudgetPolicy]?: BudgetPolicy[K] extends Readonly<Record<string, number>>
     ? Partial<BudgetPolicy[K]>
-    : BudgetPolicy[K];
+    : BudgetPolicy[K] extends PacePolicy
+      ? Partial<PacePolicy>
+      : BudgetPolicy[K];
 };
 
 export const DEFAULT_BUDGET_POLICY: BudgetPolicy = Object.freeze({
@@ -55,6 +64,7 @@ export const DEFAULT_BUDGET_POLICY: BudgetPolicy = Object.freeze({
   defaultLimits: Object.freeze({ default: 5_000, search: 30, code_search: 10 }),
   viewRefreshMs: 250,
   viewClass: "interactive",
+  pace: Object.freeze({ burstFraction: 1, burstMin: 0, keepFraction: 0 }),
 });
 
 function invalid(key: string, expected: string): never {
@@ -69,6 +79,7 @@ export function resolveBudgetPolicy(input: BudgetPolicyInput = {}): BudgetPolicy
       Object.entries(input).filter(([, v]) => v !== undefined),
     ) as Partial<BudgetPolicy>),
     reserve: { ...d.reserve, ...input.reserve },
+    pace: { ...d.pace, ...input.pace },
     windowMs: { ...d.windowMs, ...input.windowMs } as Record<string, number>,
     defaultLimits: { ...d.defaultLimits, ...input.defaultLimits } as Record<string, number>,
   };
@@ -85,6 +96,18 @@ export function resolveBudgetPolicy(input: BudgetPolicyInput = {}): BudgetPolicy
   // A waiter must look again before it would count as inactive or stop counting as hungry.
   if (policy.pollMs >= policy.hungryMs) invalid("pollMs", `less than hungryMs (${policy.hungryMs})`);
   if (policy.hungryMs > policy.activeMs) invalid("hungryMs", `at most activeMs (${policy.activeMs})`);
+  const { burstFraction, keepFraction, burstMin } = policy.pace;
+  if (!(Number.isFinite(burstFraction) && burstFraction > 0)) invalid("pace.burstFraction", "a number > 0");
+  if (!(Number.isInteger(burstMin) && burstMin >= 0)) invalid("pace.burstMin", "an integer ≥ 0");
+  // What a heavy session leaves for light ones must fit in the burst, or nobody could start.
+  if (
+    !(
+      Number.isFinite(keepFraction) &&
+      keepFraction >= 0 &&
+      (burstFraction >= 1 || keepFraction < burstFraction)
+    )
+  )
+    invalid("pace.keepFraction", `a number ≥ 0 below pace.burstFraction (${burstFraction})`);
   for (const [resource, ms] of Object.entries(policy.windowMs)) {
     if (!(Number.isFinite(ms) && ms > 0)) invalid(`windowMs.${resource}`, "a positive number of ms");
   }

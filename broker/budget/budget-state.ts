@@ -29,6 +29,8 @@ export function freedChannel(prefix: string): string {
 
 export interface ActiveSession extends SessionUsage {
   readonly lastSeenAt: number;
+  /** Parent budget it takes part in fair share under (core/groups.ts), if any. */
+  readonly group?: string | undefined;
   readonly settled: number;
   readonly held: number;
 }
@@ -98,6 +100,10 @@ export function parseReadBudgetReply(resource: string, reply: unknown): Resource
   }
   const swMap = pairs(sw);
   const sxMap = pairs(sx);
+  for (const [i, session] of active.entries()) {
+    const group = sxMap.get(`g:${session.id}`);
+    if (group) active[i] = { ...session, group };
+  }
   return {
     resource,
     now,

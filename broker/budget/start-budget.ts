@@ -4,7 +4,7 @@
  * which picks between them by Redis health.
  */
 import type { BrokerContext } from "../broker-context.js";
-import { budgetPort } from "../budget-port.js";
+import { budgetPolicyFromConfig, budgetPort } from "../budget-port.js";
 import { LocalBudget } from "../local-budget.js";
 import type { BudgetPort } from "../pipeline/ports.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
@@ -22,7 +22,7 @@ export async function startBudget(context: BrokerContext, r: BrokerRedis): Promi
     redis: r.location.url,
     prefix: r.prefix,
     logger: logger.child({ component: "budget" }),
-    policy: { reserve: config.budget.reserve },
+    policy: budgetPolicyFromConfig(config.budget),
   });
   await gate.start();
   context.shutdown.add("budget gate", () => gate.close(), r.stepTimeout());

@@ -164,6 +164,36 @@ export const configSchema = z.strictObject({
           interactive: fraction.default(0.05).describe("Further share kept for interactive agent reads."),
         })
         .prefault({}),
+      pace: z
+        .strictObject({
+          burstFraction: z
+            .number()
+            .positive()
+            .max(1)
+            .default(0.1)
+            .describe(
+              "Share of a window that may be spent at once; the rest no faster than GitHub refills it. 1 = no pacing.",
+            ),
+          burstMin: z
+            .number()
+            .int()
+            .min(0)
+            .default(100)
+            .describe("Smallest burst, in points or requests; windows this small are not paced."),
+          keepFraction: fraction
+            .default(0.02)
+            .describe(
+              "Share of a window a session beyond its fair share (or past this much spend) leaves in the paced budget for lighter ones.",
+            ),
+        })
+        .prefault({}),
+      windowSeconds: z
+        .number()
+        .positive()
+        .default(3600)
+        .describe(
+          "Length of GitHub's core and graphql windows; change only for a simulator with compressed time.",
+        ),
     })
     .prefault({}),
   batching: z

@@ -31,11 +31,17 @@ export interface RateLimitedContext {
   readonly graphql: boolean;
   readonly resetEpochSeconds?: number | undefined;
   readonly message: string;
+  /** Sent as `retry-after` (seconds). */
+  readonly retryAfterSeconds?: number | undefined;
+  /** 429 for the broker's pace or fair share, GitHub's secondary-limit status. @defaultValue 403 */
+  readonly status?: 403 | 429 | undefined;
 }
 
 export function rateLimitedReply(context: RateLimitedContext): ErrorReply {
-  const headers: Record<string, string> = { "x-ratelimit-remaining": "0" };
+  // A secondary-limit answer (429) says nothing about the primary bucket, as GitHub's does not.
+  const headers: Record<string, string> = context.status === 429 ? {} : { "x-ratelimit-remaining": "0" };
   if (context.resetEpochSeconds) headers["x-ratelimit-reset"] = String(context.resetEpochSeconds);
+  if (context.retryAfterSeconds) headers["retry-after"] = String(Math.ceil(context.retryAfterSeconds));
   if (context.graphql) {
     return {
       status: 200,
@@ -43,7 +49,7 @@ export function rateLimitedReply(context: RateLimitedContext): ErrorReply {
       body: Buffer.from(JSON.stringify({ errors: [{ type: "RATE_LIMITED", message: context.message }] })),
     };
   }
-  return githubError(403, context.message, headers);
+  return githubError(context.status ?? 403, context.message, headers);
 }
 
 /** Maps an error from the pipeline to GitHub's shape. `graphql` selects the rate-limit form. */
@@ -56,15 +62,28 @@ export function errorReply(error: unknown, context: { graphql: boolean }): Error
       reset?: number;
       resource?: string;
       waitedMs?: number;
+      reason?: string;
+      retryAfter?: number;
     };
     if (error.code === BudgetErrors.AO_ERR_BUDGET_EXHAUSTED) {
       // The caller's deadline passed while the shared budget was spent: GitHub's own rate-limit
       // answer, so gh prints it as it would print GitHub's, with the broker's reason in the message.
       const resetAt = data.reset ? new Date(data.reset * 1000).toISOString() : "the end of the window";
       const waited = data.waitedMs ? ` after waiting ${Math.round(data.waitedMs / 1000)}s` : "";
+      if (data.reason === "pace" || data.reason === "fair-share") {
+        // The window is not spent, the broker paces it: GitHub's secondary-limit answer (429,
+        // retry-after), so gh and scripts back off for the seconds named instead of until the reset.
+        return rateLimitedReply({
+          graphql: context.graphql,
+          status: 429,
+          retryAfterSeconds: data.retryAfter,
+          message: `You have exceeded a secondary rate limit: ao-broker paces the shared ${data.resource ?? "GitHub"} budget among active sessions${waited}; retry after ${data.retryAfter ?? 1}s.`,
+        });
+      }
       return rateLimitedReply({
         graphql: context.graphql,
         resetEpochSeconds: data.reset,
+        retryAfterSeconds: data.retryAfter,
         message: `API rate limit exceeded: ao-broker's shared ${data.resource ?? "GitHub"} budget is spent${waited}; it resets at ${resetAt}.`,
       });
     }

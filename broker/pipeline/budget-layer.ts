@@ -20,6 +20,7 @@ export function budgetLayer(budget: BudgetPort): Layer {
     const admission = await budget.admit({
       sessionId: request.caller.sessionId,
       weight: request.caller.weight,
+      group: request.caller.budgetGroup,
       resource: c.resource,
       cost: Math.max(1, c.estimatedCost),
       priority: request.priority,

@@ -44,6 +44,8 @@ export interface UpstreamPort {
 export interface AdmissionRequest {
   readonly sessionId: string;
   readonly weight: number;
+  /** Parent budget: one fair-share participant for all its sessions. */
+  readonly group?: string | undefined;
   readonly resource: RateLimitResource;
   readonly cost: number;
   readonly priority: PriorityClass;

@@ -36,6 +36,8 @@ export interface Caller {
   readonly readOnly: boolean;
   /** Fair-share weight. @defaultValue 1 */
   readonly weight: number;
+  /** Parent budget it shares fair share with (auto-registered sessions; docs/decisions/0008). */
+  readonly budgetGroup?: string | undefined;
 }
 
 export type { GraphQLPayload };

@@ -267,6 +267,7 @@ export class CallerResolver {
         operation: invocation ? ghOperation(invocation.argv) : undefined,
         readOnly: record.readOnly || session.readOnly,
         weight: session.weight,
+        budgetGroup: session.budgetGroup,
       },
     };
     return { resolved, token: record, session };

@@ -17,6 +17,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { AoError } from "../../common/index.js";
 import { BrokerErrors } from "../errors.js";
+import { autoRegisteredGroup } from "./budget-group.js";
 import {
   isValidRepo,
   isValidSessionId,
@@ -34,6 +35,8 @@ export interface SessionRecord {
   readonly issueId?: string | undefined;
   readonly worktree?: string | undefined;
   readonly createdAt: number;
+  /** Parent budget of an auto-registered session (budget-group.ts); absent for opened ones. */
+  readonly budgetGroup?: string | undefined;
 }
 
 export interface TokenRecord {
@@ -67,6 +70,8 @@ export interface OpenSessionInput {
   readonly projectId?: string | undefined;
   readonly issueId?: string | undefined;
   readonly worktree?: string | undefined;
+  /** The shim opened it on first use: it joins its checkout's parent budget. */
+  readonly autoRegistered?: boolean | undefined;
 }
 
 export interface SessionStoreOptions {
@@ -145,6 +150,7 @@ export class SessionStore {
       issueId: input.issueId,
       worktree: input.worktree,
       createdAt: this.#now(),
+      budgetGroup: input.autoRegistered ? autoRegisteredGroup(input.worktree) : undefined,
     };
     if (!existing) {
       await this.#redis
@@ -376,6 +382,7 @@ function sessionFields(session: SessionRecord): Record<string, string> {
   if (session.projectId) fields.projectId = session.projectId;
   if (session.issueId) fields.issueId = session.issueId;
   if (session.worktree) fields.worktree = session.worktree;
+  if (session.budgetGroup) fields.budgetGroup = session.budgetGroup;
   return fields;
 }
 
@@ -400,6 +407,7 @@ function parseSession(raw: Record<string, string>): SessionRecord {
     issueId: raw.issueId || undefined,
     worktree: raw.worktree || undefined,
     createdAt: Number(raw.createdAt ?? 0),
+    budgetGroup: raw.budgetGroup || undefined,
   };
 }
 

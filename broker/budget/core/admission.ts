@@ -19,7 +19,13 @@
  * rate projected to the reset with headroom, and at least a small floor for a sudden command.
  * Without the projection a light but active session would pin its whole unused share until the
  * window ends, and a CI watcher would wait while budget went unused (docs/budget.md, example 2).
+ *
+ * Two later rules (docs/decisions/0008): sessions of one group take part as one participant
+ * (core/groups.ts), and an admission that passed (b) must also pass the pace (core/pacing.ts),
+ * else it is refused "pace" until the window's allowance catches up.
  */
+import { type GroupedUsage, groupUsages } from "./groups.js";
+import { decidePace, type PacePolicy } from "./pacing.js";
 import type { BudgetWindow } from "./window.js";
 
 export interface SessionUsage {
@@ -49,9 +55,9 @@ export interface AdmissionInput {
   readonly window: BudgetWindow;
   /** Σ of in-flight reservations (all sessions, all brokers). */
   readonly reserved: number;
-  readonly requester: SessionUsage;
+  readonly requester: GroupedUsage;
   /** The other active sessions, in the order Redis lists them (score, then id). */
-  readonly others: readonly SessionUsage[];
+  readonly others: readonly GroupedUsage[];
   /** Estimated cost, > 0. */
   readonly cost: number;
   /** From reserveFraction(class). */
@@ -60,9 +66,11 @@ export interface AdmissionInput {
   readonly exempt: boolean;
   readonly now: number;
   readonly claims: ClaimPolicy;
+  /** Pacing over the window; absent = spend as fast as asked. */
+  readonly pace?: PacePolicy | undefined;
 }
 
-export type AdmissionReason = "exempt" | "within-share" | "surplus" | "budget" | "fair-share";
+export type AdmissionReason = "exempt" | "within-share" | "surplus" | "budget" | "fair-share" | "pace";
 
 export interface AdmissionDecision {
   readonly admitted: boolean;
@@ -73,6 +81,15 @@ export interface AdmissionDecision {
   readonly share: number;
   /** Σ of the other active sessions' claims. */
   readonly claims: number;
+  /** Σ spend of the requester's participant (its group's, when grouped) in this window. */
+  readonly used: number;
+  /** Epoch ms worth trying again at: the reset for "budget", the pace's time for "pace", else now. */
+  readonly retryAt: number;
+  /**
+   * The earliest the request could pass even if every in-flight reservation were released:
+   * a caller whose deadline comes first is refused at once (predictable refusal).
+   */
+  readonly earliestAt: number;
 }
 
 export function claimFloorFor(limit: number, fraction: number): number {
@@ -97,24 +114,47 @@ export function claimOf(
 }
 
 export function decideAdmission(input: AdmissionInput): AdmissionDecision {
-  const { window, requester, cost } = input;
-  const available = window.remaining - input.reserved - Math.floor(window.limit * input.reserveFraction);
-  const base = { available, pool: 0, share: 0, claims: 0 };
-  if (available < cost) return { ...base, admitted: false, reason: "budget" };
-  if (input.exempt) return { ...base, admitted: true, reason: "exempt" };
+  const { window, cost, now } = input;
+  const grouped = groupUsages(input.requester, input.others);
+  const requester = grouped.requester;
+  const others = grouped.others;
+  const floor = Math.floor(window.limit * input.reserveFraction);
+  const available = window.remaining - input.reserved - floor;
+  const base = { available, pool: 0, share: 0, claims: 0, used: requester.used };
+  if (available < cost) {
+    // Only the reset refills the window when even releasing every reservation would not do.
+    const earliestAt = window.remaining - floor < cost ? window.resetAt : now;
+    return { ...base, admitted: false, reason: "budget", retryAt: window.resetAt, earliestAt };
+  }
+  if (input.exempt) return { ...base, admitted: true, reason: "exempt", retryAt: now, earliestAt: now };
   let weights = requester.weight;
   let used = requester.used;
-  for (const o of input.others) {
+  for (const o of others) {
     weights += o.weight;
     used += o.used;
   }
   const pool = available + used;
   const share = (pool * requester.weight) / weights;
-  if (requester.used + cost <= share)
-    return { available, pool, share, claims: 0, admitted: true, reason: "within-share" };
   let claims = 0;
-  for (const o of input.others)
-    claims += claimOf(o, (pool * o.weight) / weights, window, input.now, input.claims);
-  const admitted = available - claims >= cost;
-  return { available, pool, share, claims, admitted, reason: admitted ? "surplus" : "fair-share" };
+  let reason: AdmissionReason = "within-share";
+  if (requester.used + cost > share) {
+    for (const o of others) claims += claimOf(o, (pool * o.weight) / weights, window, now, input.claims);
+    reason = available - claims >= cost ? "surplus" : "fair-share";
+  }
+  const fair = { ...base, pool, share, claims };
+  if (reason === "fair-share") return { ...fair, admitted: false, reason, retryAt: now, earliestAt: now };
+  if (input.pace) {
+    const pace = decidePace({
+      window,
+      reserved: input.reserved,
+      now,
+      cost,
+      used: requester.used,
+      surplus: reason === "surplus",
+      policy: input.pace,
+    });
+    if (!pace.admitted)
+      return { ...fair, admitted: false, reason: "pace", retryAt: pace.retryAt, earliestAt: pace.earliestAt };
+  }
+  return { ...fair, admitted: true, reason, retryAt: now, earliestAt: now };
 }

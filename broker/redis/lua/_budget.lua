@@ -12,7 +12,8 @@
     seen  ZSET  sessionId scored by its last request (epoch ms)
     sw    HASH  per window: "u:<sid>" settled spend, "f:<sid>" first request; deleted on a new window
     sx    HASH  across windows: "h:<sid>" in-flight reserved, "w:<sid>" weight, "d:<sid>" last
-                refusal (epoch ms), "t:<sid>" total spend since the session was first seen
+                refusal (epoch ms), "t:<sid>" total spend since the session was first seen,
+                "g:<sid>" the session's group (parent budget), absent when it has none
   and the same leading arguments:
     ARGV[1] now (epoch ms; "0" = use Redis TIME, so brokers never disagree about time)
     ARGV[2] default limit (before GitHub has answered)
@@ -121,10 +122,75 @@ end
 
 local function sessionUsage(k, sid, now)
   local a = rcall('HMGET', k.sw, 'u:' .. sid, 'f:' .. sid)
-  local b = rcall('HMGET', k.sx, 'h:' .. sid, 'w:' .. sid, 'd:' .. sid)
+  local b = rcall('HMGET', k.sx, 'h:' .. sid, 'w:' .. sid, 'd:' .. sid, 'g:' .. sid)
   local held = math.max(0, tonumber(b[1]) or 0)
   return { id = sid, used = (tonumber(a[1]) or 0) + held, first = tonumber(a[2]) or now,
-           weight = tonumber(b[2]) or 1, denied = tonumber(b[3]) }
+           weight = tonumber(b[2]) or 1, denied = tonumber(b[3]), group = b[4] or '' }
+end
+
+-- See core/groups.ts groupUsages: members of one group take part as one participant.
+local function participantKey(s)
+  if s.group ~= '' then return 'g:' .. s.group end
+  return 's:' .. s.id
+end
+
+local function mergeUsage(into, m)
+  into.weight = math.max(into.weight, m.weight)
+  into.used = into.used + m.used
+  into.first = math.min(into.first, m.first)
+  if m.denied and (not into.denied or m.denied > into.denied) then into.denied = m.denied end
+end
+
+local function groupUsages(me, list)
+  local mine = participantKey(me)
+  local order, byKey = {}, {}
+  for _, o in ipairs(list) do
+    local key = participantKey(o)
+    if key == mine then
+      mergeUsage(me, o)
+    elseif byKey[key] then
+      mergeUsage(byKey[key], o)
+    else
+      byKey[key] = o
+      table.insert(order, o)
+    end
+  end
+  return me, order
+end
+
+-- See core/pacing.ts: the window is spent no faster than it refills, plus a burst.
+local function paceBurst(w, pace)
+  return math.max(math.ceil(w.limit * pace.burstFraction), pace.burstMin)
+end
+
+local function paceAllowance(w, now, pace)
+  local burst = paceBurst(w, pace)
+  if burst >= w.limit then return w.limit end
+  local length = math.max(1, w.reset - w.start)
+  local elapsed = math.min(length, math.max(0, now - w.start))
+  return math.min(w.limit, burst + (w.limit * elapsed) / length)
+end
+
+local function paceTimeFor(w, target, now, pace)
+  local burst = paceBurst(w, pace)
+  if target <= burst then return now end
+  if target > w.limit then return w.reset end
+  local length = math.max(1, w.reset - w.start)
+  return math.max(now, w.start + math.ceil(((target - burst) * length) / w.limit))
+end
+
+-- Returns admitted, retryAt, earliestAt.
+local function paceCheck(w, now, cost, used, surplus, pace)
+  if paceBurst(w, pace) >= w.limit then return true, now, now end
+  local spent = w.limit - w.remaining
+  local paced = paceAllowance(w, now, pace) - spent - w.reserved
+  local keepAll = 0
+  if pace.keepFraction > 0 then keepAll = math.max(1, math.ceil(w.limit * pace.keepFraction)) end
+  local keep = 0
+  if surplus or used >= keepAll then keep = keepAll end
+  if paced - keep >= cost then return true, now, now end
+  return false, paceTimeFor(w, spent + w.reserved + keep + cost, now, pace),
+    paceTimeFor(w, spent + keep + cost, now, pace)
 end
 
 -- See core/admission.ts claimOf.

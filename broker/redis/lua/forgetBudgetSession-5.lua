@@ -13,5 +13,5 @@ local sid = ARGV[1]
 if sid == nil or sid == '' then return -1 end
 redis.call('ZREM', KEYS[3], sid)
 redis.call('HDEL', KEYS[4], 'u:' .. sid, 'f:' .. sid)
-redis.call('HDEL', KEYS[5], 'w:' .. sid, 'd:' .. sid, 't:' .. sid)
+redis.call('HDEL', KEYS[5], 'w:' .. sid, 'd:' .. sid, 't:' .. sid, 'g:' .. sid)
 return 1

@@ -32,6 +32,42 @@ describe("errorReply", () => {
     });
   });
 
+  describe("when the broker paces the window or holds it for other sessions", () => {
+    const paced = (reason: string) =>
+      new AoError("AO_ERR_BUDGET_EXHAUSTED", "paced", {
+        httpStatus: 429,
+        data: { resource: "core", reset: 2_000_000_000, retryAfter: 7, reason, predicted: true, waitedMs: 0 },
+      });
+
+    it.each(["pace", "fair-share"])(
+      "answers %s as GitHub's secondary limit: 429 with retry-after",
+      (reason) => {
+        const reply = errorReply(paced(reason), { graphql: false });
+        expect(reply.status).toBe(429);
+        expect(reply.headers["retry-after"]).toBe("7");
+        // A secondary limit says nothing of the primary bucket, as GitHub's does not.
+        expect(reply.headers["x-ratelimit-remaining"]).toBeUndefined();
+        expect(JSON.parse(reply.body.toString())).toMatchObject({
+          message: expect.stringMatching(/^You have exceeded a secondary rate limit: .* retry after 7s\.$/),
+          status: "429",
+        });
+      },
+    );
+
+    it("sends retry-after with a spent window's 403 too", () => {
+      const reply = errorReply(
+        new AoError("AO_ERR_BUDGET_EXHAUSTED", "spent", {
+          httpStatus: 403,
+          data: { resource: "core", reset: 2_000_000_000, retryAfter: 1800, reason: "budget" },
+        }),
+        { graphql: false },
+      );
+      expect(reply.status).toBe(403);
+      expect(reply.headers["retry-after"]).toBe("1800");
+      expect(reply.headers["x-ratelimit-remaining"]).toBe("0");
+    });
+  });
+
   it("keeps a retry-after hint and the error's own status", () => {
     const reply = errorReply(
       new AoError("AO_ERR_STATE_UNAVAILABLE", "cannot verify", {

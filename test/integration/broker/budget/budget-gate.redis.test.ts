@@ -133,7 +133,10 @@ describe("BudgetGate", () => {
     it("admit gives up at the deadline with what GitHub's rate-limit answer needs", async () => {
       const clock = manualClock(T);
       const g = await gate({ prefix: redis.prefix(), clock });
-      await g.observe({ resource: "graphql", limit: 10, remaining: 0, used: 10, reset: (T + 20_000) / 1000 });
+      // The last point is held in flight by s0: its release could let s1 in, so s1 must wait
+      // (a refusal no release could lift is answered at once: the next test).
+      await g.observe({ resource: "graphql", limit: 10, remaining: 1, used: 9, reset: (T + 20_000) / 1000 });
+      expect((await g.tryAdmit(req("s0"))).admitted).toBe(true);
       const waiting = g.admit(req("s1", 1, { deadlineAt: T + 5_000 })).catch((e: unknown) => e);
       await untilRefused(g, "s1");
       clock.advance(5_000);
@@ -148,6 +151,21 @@ describe("BudgetGate", () => {
         waitedMs: 5_000,
       });
       expect((err as { httpStatus: number }).httpStatus).toBe(403);
+    });
+
+    it("admit refuses at once when no release could help before the deadline (predictable)", async () => {
+      const clock = manualClock(T);
+      const g = await gate({ prefix: redis.prefix(), clock });
+      await g.observe({ resource: "graphql", limit: 10, remaining: 0, used: 10, reset: (T + 20_000) / 1000 });
+      const err = await g.admit(req("s1", 1, { deadlineAt: T + 5_000 })).catch((e: unknown) => e);
+      expect(isAoError(err, BudgetErrors.AO_ERR_BUDGET_EXHAUSTED)).toBe(true);
+      expect((err as { data: unknown }).data).toMatchObject({
+        reason: "budget",
+        predicted: true,
+        waitedMs: 0,
+        retryAt: T + 21_000,
+        retryAfter: 21,
+      });
     });
 
     it("admit waits through the reset and gets in once the window refills", async () => {

@@ -5,6 +5,7 @@
  * holds at that instant: the two must agree on the outcome and on every number.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GroupedUsage } from "../../../../broker/budget/core/groups.js";
 import {
   type Admission,
   BudgetGate,
@@ -12,7 +13,6 @@ import {
   decideAdmission,
   isFairShareExempt,
   reserveFraction,
-  type SessionUsage,
 } from "../../../../broker/budget/index.js";
 import type { PriorityClass } from "../../../../broker/pipeline/types.js";
 import { startTestRedis, type TestRedis } from "../../../support/redis.js";
@@ -41,7 +41,8 @@ function rng(seed: number): () => number {
 const CLASSES: PriorityClass[] = ["lifecycle", "interactive", "write", "background"];
 
 describe("admission conformance (Lua vs core)", () => {
-  it.each([1, 2, 3])("agrees on every decision of a random run (seed %i)", async (seed) => {
+  // Seeds 4 and 5 pace the window and put sessions into parent budgets (docs/decisions/0008).
+  it.each([1, 2, 3, 4, 5])("agrees on every decision of a random run (seed %i)", async (seed) => {
     const random = rng(seed);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const T0 = 1_700_000_000_000;
@@ -57,7 +58,10 @@ describe("admission conformance (Lua vs core)", () => {
       claimHeadroom: seed === 3 ? 0 : 2,
       claimFloorFraction: 0.01,
       minRateElapsedMs: 5_000,
+      ...(seed >= 4 ? { pace: { burstFraction: 0.15, burstMin: 0, keepFraction: 0.03 } } : {}),
     };
+    const groupOf = (sessionId: string): string | undefined =>
+      seed >= 4 && ["s1", "s2", "s3"].includes(sessionId) ? "auto:one-agent" : undefined;
     const gate = await BudgetGate.create({ redis: redis.url, prefix: redis.prefix(), clock, policy });
     const sessions = ["s1", "s2", "s3", "s4", "s5", "s6"];
     const weights = new Map(sessions.map((s) => [s, pick([1, 1, 2, 3])]));
@@ -75,13 +79,14 @@ describe("admission conformance (Lua vs core)", () => {
           const weight = weights.get(sessionId)!;
           const state = await gate.readState("graphql");
           const self = state.active.find((a) => a.id === sessionId);
-          const requester: SessionUsage = self
-            ? { ...self, weight }
+          const requester: GroupedUsage = self
+            ? { ...self, weight, group: groupOf(sessionId) }
             : {
                 id: sessionId,
                 weight,
                 used: (state.windowSpend.get(sessionId) ?? 0) + (state.held.get(sessionId) ?? 0),
                 firstSeenAt: state.now,
+                group: groupOf(sessionId),
               };
           const expected = decideAdmission({
             window: state.window,
@@ -98,6 +103,7 @@ describe("admission conformance (Lua vs core)", () => {
               floor: claimFloorFor(state.window.limit, policy.claimFloorFraction),
               minRateElapsedMs: policy.minRateElapsedMs,
             },
+            pace: gate.policy.pace.burstFraction < 1 ? gate.policy.pace : undefined,
           });
           const got = await gate.tryAdmit({
             sessionId,
@@ -106,6 +112,7 @@ describe("admission conformance (Lua vs core)", () => {
             resource: "graphql",
             cost,
             deadlineAt: 0,
+            group: groupOf(sessionId),
           });
           compared++;
           reasons.add(expected.reason);
@@ -117,6 +124,11 @@ describe("admission conformance (Lua vs core)", () => {
           } else {
             expect(got.reason).toBe(expected.reason);
             expect(got.share).toBeCloseTo(expected.share, 9);
+            expect(got.used).toBeCloseTo(expected.used, 9);
+            if (expected.reason === "pace") {
+              expect(got.retryAt).toBe(expected.retryAt);
+              expect(got.earliestAt).toBe(expected.earliestAt);
+            }
           }
         } else if (roll < 0.85 && outstanding.length > 0) {
           const admission = outstanding.splice(Math.floor(random() * outstanding.length), 1)[0]!;
@@ -150,5 +162,6 @@ describe("admission conformance (Lua vs core)", () => {
     expect(reasons).toContain("budget");
     expect(reasons).toContain("within-share");
     expect([...reasons].some((r) => r === "fair-share" || r === "surplus")).toBe(true);
+    if (seed >= 4) expect(reasons).toContain("pace");
   });
 });
