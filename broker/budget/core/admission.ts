@@ -26,19 +26,10 @@
  */
 import { type GroupedUsage, groupUsages } from "./groups.js";
 import { decidePace, type PacePolicy } from "./pacing.js";
+import type { SessionUsage } from "./session-usage.js";
 import type { BudgetWindow } from "./window.js";
 
-export interface SessionUsage {
-  readonly id: string;
-  /** > 0. */
-  readonly weight: number;
-  /** Settled spend in this window plus in-flight reservations. */
-  readonly used: number;
-  /** Epoch ms of its first request in this window. */
-  readonly firstSeenAt: number;
-  /** Epoch ms of its last refused request, if any. */
-  readonly deniedAt?: number | undefined;
-}
+export type { SessionUsage } from "./session-usage.js";
 
 export interface ClaimPolicy {
   /** A session refused within this long claims its whole unused share. */

@@ -7,7 +7,7 @@
  *
  * broker/redis/lua/_budget.lua (groupUsages) mirrors this; the conformance test compares them.
  */
-import type { SessionUsage } from "./admission.js";
+import type { SessionUsage } from "./session-usage.js";
 
 export interface GroupedUsage extends SessionUsage {
   /** Group id ("" for none): sessions with the same non-empty group are merged. */
