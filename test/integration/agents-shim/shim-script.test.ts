@@ -516,8 +516,8 @@ describe("the shim script", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not templates
         '#!/bin/sh\nprintf \'%s\\n\' "$*" "count=${GIT_CONFIG_COUNT-unset}" "proxy=${HTTP_PROXY-unset}" "noproxy=${NO_PROXY-unset}"\n',
       );
-      const parts = (helperEnv.PATH ?? "").split(":");
-      const withFake = { ...helperEnv, PATH: [parts[0], fakeGitDir, ...parts.slice(1)].join(":") };
+      // The helper runs the git recorded at install; AO_BROKER_REAL_GIT names another one.
+      const withFake = { ...helperEnv, AO_BROKER_REAL_GIT: join(fakeGitDir, "git") };
       const fetched = await run(
         "git",
         ["-C", repo, "fetch", "https://github.localhost/acme/widgets.git", "refs/pull/1/head"],
