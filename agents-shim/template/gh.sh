@@ -110,9 +110,13 @@ esac
 # ---- which session: a broker token handed to us (AO opened the session), else the cached one
 _aob_tok= _aob_gw= _aob_cache= _aob_key= _aob_top=
 _aob_sid=${AO_SESSION_ID:-${AO_SESSION:-${AO_SESSION_NAME:-}}}
-case ${AO_BROKER_TOKEN:-${GH_TOKEN:-}} in
+_aob_given=${AO_BROKER_TOKEN:-${GH_TOKEN:-}}
+# `ao-broker run` gives AO's orchestrator its session's token; an agent AO starts may inherit it,
+# but an agent with its own AO_SESSION_ID is its own session.
+[ -n "${AO_BROKER_RUN_SESSION:-}" ] && [ -n "$_aob_sid" ] && [ "$_aob_sid" != "$AO_BROKER_RUN_SESSION" ] && _aob_given=
+case $_aob_given in
 aob_s_* | aob_i_*)
-  _aob_tok=${AO_BROKER_TOKEN:-$GH_TOKEN}
+  _aob_tok=$_aob_given
   _aob_tok=${_aob_tok%%.*}
   _aob_gw=${AO_BROKER_GATEWAY:-${HTTP_PROXY:-}}
   [ -n "$_aob_gw" ] || _aob_tok=
