@@ -1,2 +1,2 @@
 /** The agents shim's version: written into every installed shim so `shim install` can tell old from new. */
-export const VERSION = "0.2.0";
+export const VERSION = "0.1.0";

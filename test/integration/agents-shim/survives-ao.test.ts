@@ -106,7 +106,7 @@ describe("AO writes its wrappers after `shim install`", () => {
     expect(m.install().chainedAoWrapper).toBe(join(m.aoBin, "gh.ao-wrapper"));
     expect(aoSetupWrappers(m.aoBin)).toBe(false);
     const fixed = await runCli(["doctor", "--dir", m.aoBin, "--socket", broker.socketPath], { HOME: m.home });
-    expect(fixed.stdout).toMatch(/^ok {4}agents' gh: .* is ao-broker's shim 0\.2\.0, AO's wrapper chained/m);
+    expect(fixed.stdout).toMatch(/^ok {4}agents' gh: .* is ao-broker's shim 0\.1\.0, AO's wrapper chained/m);
     expect(fixed.stdout).not.toContain("FAIL  agents' gh");
   });
 
