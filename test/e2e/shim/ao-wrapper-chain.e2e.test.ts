@@ -26,6 +26,7 @@ import {
   TEMPLATES,
 } from "../../integration/agents-shim/harness.js";
 import { aoAgentPath, aoSetupWrappers } from "../../support/ao-wrappers.js";
+import { runCli } from "../../support/cli-process.js";
 import { type ProcessWatchdog, startProcessWatchdog } from "../../support/process-watchdog.js";
 
 const PROCESS_LIMIT = 60;
@@ -157,16 +158,22 @@ describe("gh through the shim and AO's wrappers, written after the shim", () => 
   it("gh pr create finishes, goes through the broker, and AO's gh wrapper records the PR", async () => {
     sim.inject({ type: "push", branch: "feature/new-thing", message: "Add the new thing" });
     const before = sim.stats().requests.total;
+    const clone = agentClone("creator", "feature/new-thing");
     const result = await run(
       join(aoBin, "gh"),
       ["pr", "create", "--title", "T", "--body", "B", "--head", "feature/new-thing"],
-      { env: agentEnvFor("creator"), cwd: agentClone("creator", "feature/new-thing"), timeoutMs: 60_000 },
+      { env: agentEnvFor("creator"), cwd: clone, timeoutMs: 60_000 },
     );
     expect(result.stderr).not.toContain("loop");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\/acme\/widgets\/pull\/13\n$/);
     expect(sim.world.repo("acme/widgets")?.pulls.get(13)?.headRef).toBe("feature/new-thing");
     expect(sim.stats().requests.total).toBeGreaterThan(before);
+    // Named by AO_SESSION_ID, the session still records its worktree.
+    const listed = await runCli(["sessions", "--json", "--socket", broker.socketPath]);
+    const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; worktree: string | null }[] })
+      .sessions;
+    expect(sessions.find((s) => s.id === "creator")?.worktree).toBe(clone);
     expect(metadata("creator")).toMatch(/^pr=https?:\/\/github\.(localhost|com)\/acme\/widgets\/pull\/13$/m);
     expect(watchdog.tripped()).toBe(false);
   });
@@ -220,6 +227,9 @@ describe("gh through the shim and AO's wrappers, written after the shim", () => 
     expect(result.code).toBe(126);
     expect(result.stderr).toContain("git helper called itself 6 times in a row");
     expect(watchdog.tripped()).toBe(false);
+    // Nothing of the loop lingers (the shims' background exit reports may take a moment to end).
+    const until = Date.now() + 10_000;
+    while (watchdog.alive().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(watchdog.alive()).toEqual([]);
   });
 });
