@@ -64,8 +64,8 @@ if [ -z "$_aob_gh" ]; then
   _aob_say "no real gh on PATH after ${_aob_self%/*} (install gh, or set AO_BROKER_GH)"
   exit 127
 fi
-# AO's own gh wrapper, moved aside by `ao-broker shim install`, still records `gh pr create` and
-# `gh pr merge` in AO's session metadata: gh runs through it, and it runs the real gh (GH_PATH).
+# AO's own gh wrapper, moved aside by `ao-broker shim install`, still records `gh pr create` (only
+# that command) in AO's session metadata: gh runs through it, and it runs the real gh (GH_PATH).
 if [ -n "$_aob_chain" ] && [ -x "$_aob_chain" ]; then
   export GH_PATH="$_aob_gh"
   _aob_gh=$_aob_chain
