@@ -87,7 +87,7 @@ afterAll(async () => {
   work?.cleanup();
 });
 
-describe("ao-broker run -- AO's orchestrator calls", () => {
+describe("ao-broker run -- AO's orchestrator calls", { timeout: 90_000 }, () => {
   it("says which session the command is brokered as", () => {
     expect(stderr).toMatch(
       /^ao-broker run: .*node brokered as session ao-orchestrator \(gateway http:\/\/127\.0\.0\.1:\d+\)$/m,

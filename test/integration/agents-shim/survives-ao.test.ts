@@ -80,7 +80,7 @@ async function sessionIds(): Promise<string[]> {
   return (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
 }
 
-describe("AO writes its wrappers after `shim install`", () => {
+describe("AO writes its wrappers after `shim install`", { timeout: 90_000 }, () => {
   it("fresh machine, nothing guarding: doctor and status say agents' gh is not brokered, and fail", async () => {
     const m = machine("fresh-unguarded");
     m.install();
