@@ -15,6 +15,7 @@ import { renderTemplate } from "./core/render-template.js";
 import { classifyGhFile } from "./core/shim-file.js";
 import { ShimErrors } from "./errors.js";
 import { findOnPath, inspectPath, readHead } from "./path-lookup.js";
+import { GIT_HELPER_MAX_DEPTH, resolveRealGit } from "./real-git.js";
 import { locateShimAssets } from "./shim-assets.js";
 import { VERSION } from "./version.js";
 
@@ -59,6 +60,8 @@ export interface InstallReport {
   readonly onPath: boolean;
   readonly shadowedBy: string | undefined;
   readonly realGh: string | undefined;
+  /** The git the git helper runs (re-checked by the helper each time), when one was found. */
+  readonly realGit: string | undefined;
 }
 
 function readIfExists(file: string): string | undefined {
@@ -122,7 +125,18 @@ export function installShim(options: InstallShimOptions = {}): InstallReport {
     CHAIN: chained ?? "",
   };
   const shimText = renderTemplate(readFileSync(join(assets.templateDir, "gh.sh"), "utf8"), values);
-  const gitText = renderTemplate(readFileSync(join(assets.templateDir, "git.sh"), "utf8"), { VERSION });
+  const home = options.home ?? env.HOME ?? homedir();
+  const realGit = resolveRealGit({
+    pathValue: env.PATH,
+    skipDirs: [dir, helperDir, join(home, ".ao", "bin")],
+  });
+  const gitText = renderTemplate(readFileSync(join(assets.templateDir, "git.sh"), "utf8"), {
+    VERSION,
+    REAL_GIT: realGit ?? "",
+    SHIM_DIR: dir,
+    GIT_DIR: helperDir,
+    GIT_MAX_DEPTH: String(GIT_HELPER_MAX_DEPTH),
+  });
 
   let action: InstallAction;
   if (existing.kind === "shim" && existingText === shimText) action = "unchanged";
@@ -144,6 +158,7 @@ export function installShim(options: InstallShimOptions = {}): InstallReport {
     onPath: path.onPath,
     shadowedBy: path.shadowedBy,
     realGh: path.realGh,
+    realGit,
   };
 }
 

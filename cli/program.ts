@@ -5,7 +5,9 @@
 import { Command } from "commander";
 import { registerBenchCommand } from "./commands/bench.js";
 import { registerBrokerAdminCommands } from "./commands/broker-admin.js";
+import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerLifecycleCommand } from "./commands/lifecycle.js";
+import { registerRunCommand } from "./commands/run.js";
 import { registerShimCommand } from "./commands/shim.js";
 import { registerSimCommand } from "./commands/sim.js";
 import { registerStartCommand } from "./commands/start.js";
@@ -25,5 +27,7 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerBenchCommand(program);
   registerShimCommand(program);
+  registerRunCommand(program);
+  registerDoctorCommand(program);
   return program;
 }

@@ -64,8 +64,8 @@ if [ -z "$_aob_gh" ]; then
   _aob_say "no real gh on PATH after ${_aob_self%/*} (install gh, or set AO_BROKER_GH)"
   exit 127
 fi
-# AO's own gh wrapper, moved aside by `ao-broker shim install`, still records `gh pr create` and
-# `gh pr merge` in AO's session metadata: gh runs through it, and it runs the real gh (GH_PATH).
+# AO's own gh wrapper, moved aside by `ao-broker shim install`, still records `gh pr create` (only
+# that command) in AO's session metadata: gh runs through it, and it runs the real gh (GH_PATH).
 if [ -n "$_aob_chain" ] && [ -x "$_aob_chain" ]; then
   export GH_PATH="$_aob_gh"
   _aob_gh=$_aob_chain
@@ -108,11 +108,28 @@ config)
 esac
 
 # ---- which session: a broker token handed to us (AO opened the session), else the cached one
+# The git top level above the working directory (a worktree has a .git file), if any.
+_aob_find_top() {
+  _aob_d=$PWD
+  while [ -n "$_aob_d" ]; do
+    if [ -e "$_aob_d/.git" ]; then
+      _aob_top=$_aob_d
+      break
+    fi
+    [ "$_aob_d" = / ] && break
+    _aob_d=${_aob_d%/*}
+    [ -n "$_aob_d" ] || _aob_d=/
+  done
+}
 _aob_tok= _aob_gw= _aob_cache= _aob_key= _aob_top=
 _aob_sid=${AO_SESSION_ID:-${AO_SESSION:-${AO_SESSION_NAME:-}}}
-case ${AO_BROKER_TOKEN:-${GH_TOKEN:-}} in
+_aob_given=${AO_BROKER_TOKEN:-${GH_TOKEN:-}}
+# `ao-broker run` gives AO's orchestrator its session's token; an agent AO starts may inherit it,
+# but an agent with its own AO_SESSION_ID is its own session.
+[ -n "${AO_BROKER_RUN_SESSION:-}" ] && [ -n "$_aob_sid" ] && [ "$_aob_sid" != "$AO_BROKER_RUN_SESSION" ] && _aob_given=
+case $_aob_given in
 aob_s_* | aob_i_*)
-  _aob_tok=${AO_BROKER_TOKEN:-$GH_TOKEN}
+  _aob_tok=$_aob_given
   _aob_tok=${_aob_tok%%.*}
   _aob_gw=${AO_BROKER_GATEWAY:-${HTTP_PROXY:-}}
   [ -n "$_aob_gw" ] || _aob_tok=
@@ -128,16 +145,7 @@ if [ -z "$_aob_tok" ]; then
     _aob_key=ao-$_aob_sid
   else
     # No AO session: one session per worktree, keyed by its top-level directory.
-    _aob_d=$PWD
-    while [ -n "$_aob_d" ]; do
-      if [ -e "$_aob_d/.git" ]; then
-        _aob_top=$_aob_d
-        break
-      fi
-      [ "$_aob_d" = / ] && break
-      _aob_d=${_aob_d%/*}
-      [ -n "$_aob_d" ] || _aob_d=/
-    done
+    _aob_find_top
     if [ -n "$_aob_top" ]; then
       _aob_key=wt _aob_d=$_aob_top
       while :; do
@@ -229,6 +237,8 @@ _aob_read_cache() {
   fi
 }
 if [ -z "$_aob_tok" ] && ! _aob_read_cache; then
+  # An AO session is named by AO_SESSION_ID; its worktree is still recorded on the session.
+  [ -n "$_aob_sid" ] && [ -z "$_aob_top" ] && _aob_find_top
   if [ -x "$_aob_node" ] && [ -f "$_aob_helper" ]; then
     "$_aob_node" "$_aob_helper" session --cache "$_aob_cache" --key "$_aob_key" --id "$_aob_sid" \
       --toplevel "$_aob_top" --repo "$_aob_repo" --socket "$_aob_socket" --state "$_aob_state" \
@@ -452,15 +462,21 @@ if printf '%s %s %s %s %s\n' "$_aob_rc" "$_aob_ms" "${_aob_sig:--}" "$_aob_gw" "
       mv -f "$_aob_spool" "$_aob_f" || exit 0
       rm -f "$_aob_spool.t"
       if command -v curl >/dev/null 2>&1; then
-        set --
-        while read -r _aob_rc _aob_ms _aob_sig _aob_gw _aob_tok; do
-          [ "$_aob_sig" = - ] && _aob_sig= || _aob_sig=",\"signal\":\"$_aob_sig\""
-          set -- "$@" ${1:+--next} -s -o /dev/null -w '%{http_code}\n' -m 10 -X POST \
-            -H "Authorization: token $_aob_tok" -H 'Content-Type: application/json' \
-            --data "{\"exitCode\":$_aob_rc,\"durationMs\":$_aob_ms$_aob_sig}" "${_aob_gw%/}/_aob/invocation/finish"
-        done <"$_aob_f"
+        # curl reads its requests as a config on stdin: the tokens never appear in its argv, which
+        # any user on the machine can read in `ps` (issue 17).
+        _aob_codes=$(
+          _aob_first=1
+          while read -r _aob_rc _aob_ms _aob_sig _aob_gw _aob_tok; do
+            [ "$_aob_sig" = - ] && _aob_sig= || _aob_sig=",\\\"signal\\\":\\\"$_aob_sig\\\""
+            [ -n "$_aob_first" ] || printf 'next\n'
+            _aob_first=
+            printf 'silent\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nmax-time = 10\nrequest = "POST"\n'
+            printf 'header = "Authorization: token %s"\nheader = "Content-Type: application/json"\n' "$_aob_tok"
+            printf 'data = "{\\"exitCode\\":%s,\\"durationMs\\":%s%s}"\nurl = "%s/_aob/invocation/finish"\n' \
+              "$_aob_rc" "$_aob_ms" "$_aob_sig" "${_aob_gw%/}"
+          done <"$_aob_f" | curl --config -
+        )
         rm -f "$_aob_f"
-        _aob_codes=$(curl "$@")
         case $_aob_codes in *401* | *000*) [ -n "$_aob_cache" ] && rm -f "$_aob_cache" ;; esac
       else
         exec "$_aob_node" "$_aob_helper" flush --spool "$_aob_f" --cache "$_aob_cache"

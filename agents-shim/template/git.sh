@@ -7,67 +7,129 @@
 # network traffic started by gh (push, fetch, pull, clone) must still reach github.com with the
 # agent's git config and credentials. So for every git command except listing remotes this helper
 # drops those settings and the proxy variables the shim set, and maps the github.localhost URLs gh
-# built back to github.com. Then it runs the next git on PATH.
+# built back to github.com.
+#
+# It must never find itself again, however other wrappers rewrite PATH (AO's ~/.ao/bin/git removes
+# only ~/.ao/bin from PATH and looks git up again: with this helper still on PATH that was an endless
+# chain of processes). So: (1) the real git was resolved when the shim was installed and is only
+# re-resolved if that file is gone or is itself a wrapper, skipping the shim's directories and any
+# ~/.ao/bin; (2) this helper's directory leaves PATH before anything else runs; (3) a depth counter
+# in the environment (AO_BROKER_SHIM_DEPTH) stops any loop that still forms, at once, with a message.
 
-_self=$0
-_git=
-_oifs=$IFS
+_aob_self=$0
+_aob_real='@AOB_REAL_GIT@'
+_aob_shimdir='@AOB_SHIM_DIR@'
+_aob_helperdir='@AOB_GIT_DIR@'
+_aob_max='@AOB_GIT_MAX_DEPTH@'
+
+_aob_depth=${AO_BROKER_SHIM_DEPTH:-0}
+case $_aob_depth in '' | *[!0-9]*) _aob_depth=0 ;; esac
+if [ "$_aob_depth" -ge "$_aob_max" ]; then
+  printf 'ao-broker shim: git helper called itself %s times in a row (a wrapper loop; PATH=%s); stopped. Set AO_BROKER_REAL_GIT to the real git or run `ao-broker doctor`\n' \
+    "$_aob_depth" "$PATH" >&2
+  exit 126
+fi
+export AO_BROKER_SHIM_DEPTH=$((_aob_depth + 1))
+
+# PATH without this helper's directory, in every spelling: nothing started from here finds it again.
+_aob_path= _aob_oifs=$IFS
 IFS=:
 set -f
-for _d in $PATH; do
-  [ -n "$_d" ] || continue
-  [ "$_d/git" -ef "$_self" ] && continue
-  if [ -f "$_d/git" ] && [ -x "$_d/git" ]; then
-    _git=$_d/git
-    break
-  fi
+for _aob_d in $PATH; do
+  [ -n "$_aob_d" ] || continue
+  [ "$_aob_d" -ef "$_aob_helperdir" ] && continue
+  [ "$_aob_d/git" -ef "$_aob_self" ] && continue
+  _aob_path=${_aob_path:+$_aob_path:}$_aob_d
 done
 set +f
-IFS=$_oifs
-if [ -z "$_git" ]; then
-  printf 'ao-broker shim: no git on PATH after %s\n' "${_self%/*}" >&2
+IFS=$_aob_oifs
+PATH=$_aob_path
+export PATH
+
+# A git that is really a wrapper: this file, anything in the shim's directories or in ~/.ao/bin, or
+# a script that says in its first lines that it is AO's or this shim's wrapper.
+_aob_wrapper() {
+  [ "$1" -ef "$_aob_self" ] && return 0
+  _aob_wd=${1%/*}
+  [ "$_aob_wd" -ef "$_aob_shimdir" ] || [ "$_aob_wd" -ef "$_aob_helperdir" ] && return 0
+  [ -n "${HOME:-}" ] && [ "$_aob_wd" -ef "$HOME/.ao/bin" ] && return 0
+  _aob_l1= _aob_l2= _aob_l3=
+  { IFS= read -r _aob_l1 && IFS= read -r _aob_l2 && IFS= read -r _aob_l3; } <"$1" 2>/dev/null
+  case $_aob_l1 in '#!'*) ;; *) return 1 ;; esac
+  case "$_aob_l2 $_aob_l3" in *'ao git wrapper'* | *'ao-broker-shim'*) return 0 ;; esac
+  return 1
+}
+_aob_usable() { [ -n "$1" ] && [ -f "$1" ] && [ -x "$1" ] && ! _aob_wrapper "$1"; }
+
+[ -n "${AO_BROKER_REAL_GIT:-}" ] && _aob_real=$AO_BROKER_REAL_GIT
+if ! _aob_usable "$_aob_real"; then
+  _aob_real=
+  IFS=:
+  set -f
+  for _aob_d in $PATH; do
+    if [ -n "$_aob_d" ] && _aob_usable "$_aob_d/git"; then
+      _aob_real=$_aob_d/git
+      break
+    fi
+  done
+  set +f
+  IFS=$_aob_oifs
+fi
+if [ -z "$_aob_real" ]; then
+  printf 'ao-broker shim: no real git found (PATH=%s, not counting wrappers in %s or ~/.ao/bin); set AO_BROKER_REAL_GIT\n' \
+    "$PATH" "$_aob_shimdir" >&2
   exit 127
 fi
 
+# AO's own git wrapper (DIR/git) records the branch an agent checks out in AO's session metadata:
+# git commands gh runs (`gh pr checkout`) keep going through it. It finds git on the PATH above,
+# which no longer leads back here.
+_aob_next=$_aob_real
+if [ -f "$_aob_shimdir/git" ] && [ -x "$_aob_shimdir/git" ]; then
+  _aob_l1= _aob_l2=
+  { IFS= read -r _aob_l1 && IFS= read -r _aob_l2; } <"$_aob_shimdir/git" 2>/dev/null
+  case $_aob_l2 in '# ao git wrapper'*) _aob_next=$_aob_shimdir/git ;; esac
+fi
+
 # The subcommand, after git's own options (-C dir, -c key=value, ...).
-_sub= _skip= _seen= _keep=
-for _a; do
-  if [ -n "$_skip" ]; then
-    _skip=
+_aob_sub= _aob_skip= _aob_seen= _aob_keep=
+for _aob_a; do
+  if [ -n "$_aob_skip" ]; then
+    _aob_skip=
     continue
   fi
-  if [ -z "$_seen" ]; then
-    case $_a in
-    -C | -c | --git-dir | --work-tree | --namespace | --config-env | --super-prefix | --exec-path) _skip=1 ;;
+  if [ -z "$_aob_seen" ]; then
+    case $_aob_a in
+    -C | -c | --git-dir | --work-tree | --namespace | --config-env | --super-prefix | --exec-path) _aob_skip=1 ;;
     -*) ;;
     *)
-      _sub=$_a _seen=1
-      [ "$_sub" = remote ] && _keep=1
+      _aob_sub=$_aob_a _aob_seen=1
+      [ "$_aob_sub" = remote ] && _aob_keep=1
       ;;
     esac
     continue
   fi
   # `git remote`, `git remote -v` and `git remote get-url` list remotes for gh: keep the rewrite.
-  case $_a in -*) continue ;; get-url) ;; *) _keep= ;; esac
+  case $_aob_a in -*) continue ;; get-url) ;; *) _aob_keep= ;; esac
   break
 done
 
-if [ -z "$_keep" ]; then
+if [ -z "$_aob_keep" ]; then
   if [ "${AOB_GIT_CONFIG_COUNT:-0}" = 0 ]; then unset GIT_CONFIG_COUNT; else export GIT_CONFIG_COUNT="$AOB_GIT_CONFIG_COUNT"; fi
   unset HTTP_PROXY NO_PROXY no_proxy
-  for _k in ${AOB_ORIG_SET:-}; do eval "export $_k=\"\$AOB_ORIG_$_k\""; done
+  for _aob_k in ${AOB_ORIG_SET:-}; do eval "export $_aob_k=\"\$AOB_ORIG_$_aob_k\""; done
 fi
 
-_n=$#
-while [ "$_n" -gt 0 ]; do
-  _a=$1
+_aob_n=$#
+while [ "$_aob_n" -gt 0 ]; do
+  _aob_a=$1
   shift
-  _n=$((_n - 1))
-  case $_a in
-  https://github.localhost/* | http://github.localhost/*) _a=https://github.com/${_a#*://github.localhost/} ;;
-  git@github.localhost:*) _a=git@github.com:${_a#git@github.localhost:} ;;
-  ssh://git@github.localhost/*) _a=ssh://git@github.com/${_a#ssh://git@github.localhost/} ;;
+  _aob_n=$((_aob_n - 1))
+  case $_aob_a in
+  https://github.localhost/* | http://github.localhost/*) _aob_a=https://github.com/${_aob_a#*://github.localhost/} ;;
+  git@github.localhost:*) _aob_a=git@github.com:${_aob_a#git@github.localhost:} ;;
+  ssh://git@github.localhost/*) _aob_a=ssh://git@github.com/${_aob_a#ssh://git@github.localhost/} ;;
   esac
-  set -- "$@" "$_a"
+  set -- "$@" "$_aob_a"
 done
-exec "$_git" "$@"
+exec "$_aob_next" "$@"

@@ -106,6 +106,7 @@ export function createBudgetViews(options: BudgetViewsOptions): BudgetViews {
         remaining: limit,
         used: 0,
         reset: Math.ceil((now + windowMsFor(policy, resource)) / 1000),
+        windowLimit: limit,
       };
     },
 

@@ -24,6 +24,13 @@ import type {
   PriorityClass,
 } from "../pipeline/types.js";
 import {
+  brokerRequestId,
+  coherentView,
+  isRateLimitPath,
+  rateHeaders,
+  rewriteRateLimitBody,
+} from "./answer-headers.js";
+import {
   type LocalRoute,
   resolveTarget,
   rewriteBodyUrls,
@@ -371,14 +378,9 @@ export class GatewayServer {
     return rewritten;
   }
 
-  #rateHeaders(view: RateLimitSnapshot): Record<string, string> {
-    return {
-      "x-ratelimit-limit": String(Math.floor(view.limit)),
-      "x-ratelimit-remaining": String(Math.max(0, Math.floor(view.remaining))),
-      "x-ratelimit-reset": String(view.reset),
-      "x-ratelimit-used": String(Math.ceil(view.used)),
-      "x-ratelimit-resource": view.resource,
-    };
+  /** docs/decisions/0010: GitHub's window as this session sees it (answer-headers.ts). */
+  #rateHeaders(view: RateLimitSnapshot, served = false): Record<string, string> {
+    return rateHeaders(coherentView(view, served));
   }
 
   #answer(
@@ -399,18 +401,27 @@ export class GatewayServer {
       response.resource,
       request.caller.weight,
     );
-    if (view) Object.assign(headers, this.#rateHeaders(view));
+    const served = response.status < 400;
+    if (view) Object.assign(headers, this.#rateHeaders(view, served));
     else {
       for (const [name, value] of Object.entries(response.headers))
         if (name.startsWith("x-ratelimit-")) headers[name] = value;
     }
+    headers["x-github-request-id"] ??= brokerRequestId(request.id);
     headers["x-ao-broker-cache"] = response.cache;
     headers["x-ao-broker-cost"] = formatCost(response.cost);
     // How long the broker held this request on purpose (batching window, budget, upstream queue).
     headers["x-ao-broker-wait-ms"] = String(Math.round(response.waitedMs ?? 0));
-    const body = /json/.test(headers["content-type"] ?? "")
+    let body = /json/.test(headers["content-type"] ?? "")
       ? this.#rewrite(response.body, clientBase)
       : response.body;
+    if (view && response.status === 200 && request.method === "GET" && isRateLimitPath(request.path)) {
+      const caller = request.caller;
+      body = rewriteRateLimitBody(body, (resource) => {
+        const bucket = this.#options.sessionView(caller.sessionId, resource, caller.weight);
+        return bucket ? coherentView(bucket, true) : undefined;
+      });
+    }
     return { status: response.status, headers, body };
   }
 

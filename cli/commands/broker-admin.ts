@@ -3,8 +3,10 @@
  * session open|close. Each connects, makes one or two calls, prints (or prints JSON), and exits.
  */
 import type { Command } from "commander";
+import { inspectShimHealth } from "../../agents-shim/index.js";
 import { type BrokerClient, connectBroker } from "../../client/index.js";
 import { formatDuration, formatNumber, printJson, table } from "../format.js";
+import { shimHealthLines } from "./doctor.js";
 
 interface SocketOption {
   socket?: string;
@@ -45,7 +47,10 @@ export function registerBrokerAdminCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: SocketOption & { json?: boolean }) => {
       const status = await withClient(options, (client) => client.status());
-      if (options.json) return printJson(status);
+      // Agents' gh must still be the shim: AO rewrites ~/.ao/bin/gh on a fresh machine and on upgrades.
+      const shim = inspectShimHealth();
+      if (shim.installed && !shim.ok) process.exitCode = 1;
+      if (options.json) return printJson({ ...status, shim });
       const s = status as unknown as Record<string, unknown>;
       const lines = [
         `ao-broker ${String(s.version)} (pid ${String(s.pid)}, up ${formatDuration(Number(s.uptimeSeconds ?? 0) * 1000)})`,
@@ -58,6 +63,8 @@ export function registerBrokerAdminCommands(program: Command): void {
       if (upstream)
         lines.push(`upstream  ${upstream.url ?? "?"}${upstream.simulated ? " (embedded simulator)" : ""}`);
       if (s.sessions !== undefined) lines.push(`sessions  ${String(s.sessions)}`);
+      if (shim.installed) lines.push(...shimHealthLines(shim).map((line) => `shim      ${line}`));
+      else lines.push(`shim      not installed in ${shim.dir} (\`ao-broker shim install\`)`);
       process.stdout.write(`${lines.join("\n")}\n`);
     });
 

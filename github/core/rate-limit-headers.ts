@@ -12,6 +12,8 @@ export interface RateLimitSnapshot {
   readonly used: number;
   /** Epoch seconds at which the window resets. */
   readonly reset: number;
+  /** When the snapshot is one session's view: GitHub's limit for the whole window. */
+  readonly windowLimit?: number;
 }
 
 type HeaderBag = Readonly<Record<string, string | readonly string[] | undefined>>;

@@ -14,6 +14,8 @@ export interface SessionBudgetView {
   readonly used: number;
   /** Epoch seconds, like x-ratelimit-reset. */
   readonly reset: number;
+  /** GitHub's limit for the whole window (the gateway's x-ratelimit-limit; docs/decisions/0010). */
+  readonly windowLimit?: number;
 }
 
 export interface SessionViewInput {
@@ -53,5 +55,6 @@ export function computeSessionView(input: SessionViewInput): SessionBudgetView {
     used: Math.round(used),
     remaining: Math.max(0, Math.min(Math.floor(share - used), available)),
     reset: Math.ceil(window.resetAt / 1000),
+    windowLimit: window.limit,
   };
 }

@@ -385,6 +385,26 @@ describe("the shim script", () => {
       expect(existsSync(join(state, "spool", "ao-s3"))).toBe(false);
     });
 
+    it("hands curl the tokens on stdin, never in its argv (which `ps` shows every user)", async () => {
+      const spy = join(work.dir, "curl-spy");
+      mkdirSync(spy, { recursive: true });
+      const seen = join(work.dir, "curl-seen");
+      script(
+        join(spy, "curl"),
+        `#!/bin/sh\nprintf '%s\\n' "$@" > '${seen}.argv'\ncat /proc/$$/cmdline | tr '\\0' ' ' > '${seen}.cmdline'\ntee '${seen}.stdin' | exec /usr/bin/curl "$@"\n`,
+      );
+      const result = await run(gh, ["pr", "checks", "7"], {
+        env: env({ FAKE_EXIT: "1", PATH: `${bin}:${spy}:${BASE_PATH}` }),
+      });
+      const token = tokenOf(result);
+      await waitFor(() => finishesFor(token).length === 1);
+      expect(finishesFor(token)[0]?.body).toMatchObject({ exitCode: 1 });
+      const argv = readFileSync(`${seen}.argv`, "utf8");
+      expect(argv).toBe("--config\n-\n");
+      expect(readFileSync(`${seen}.cmdline`, "utf8")).not.toContain("aob_");
+      expect(readFileSync(`${seen}.stdin`, "utf8")).toContain(`header = "Authorization: token ${token}"`);
+    });
+
     it("forgets a cached session the gateway no longer accepts", async () => {
       finishStatus = 401;
       await run(gh, ["pr", "checks", "1"], { env: env({ FAKE_EXIT: "1" }) });
@@ -516,8 +536,8 @@ describe("the shim script", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not templates
         '#!/bin/sh\nprintf \'%s\\n\' "$*" "count=${GIT_CONFIG_COUNT-unset}" "proxy=${HTTP_PROXY-unset}" "noproxy=${NO_PROXY-unset}"\n',
       );
-      const parts = (helperEnv.PATH ?? "").split(":");
-      const withFake = { ...helperEnv, PATH: [parts[0], fakeGitDir, ...parts.slice(1)].join(":") };
+      // The helper runs the git recorded at install; AO_BROKER_REAL_GIT names another one.
+      const withFake = { ...helperEnv, AO_BROKER_REAL_GIT: join(fakeGitDir, "git") };
       const fetched = await run(
         "git",
         ["-C", repo, "fetch", "https://github.localhost/acme/widgets.git", "refs/pull/1/head"],

@@ -33,6 +33,12 @@ describe("agents-shim", () => {
       "NODE",
       "VERSION",
     ]);
-    expect(templatePlaceholders(readFileSync(join(dir, "git.sh"), "utf8"))).toEqual(["VERSION"]);
+    expect(templatePlaceholders(readFileSync(join(dir, "git.sh"), "utf8"))).toEqual([
+      "GIT_DIR",
+      "GIT_MAX_DEPTH",
+      "REAL_GIT",
+      "SHIM_DIR",
+      "VERSION",
+    ]);
   });
 });

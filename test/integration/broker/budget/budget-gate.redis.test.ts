@@ -287,6 +287,7 @@ describe("BudgetGate", () => {
         remaining: 15,
         used: 10,
         reset: Math.ceil((T + 60_000) / 1000),
+        windowLimit: 100,
       });
       expect(g.sessionView("b", "graphql", 3)).toMatchObject({ limit: 75, remaining: 45, used: 30 });
     });
