@@ -42,6 +42,15 @@ export interface InvalidateTarget {
   /** Only that PR's cached answers; the whole repository's when absent (e.g. a new PR appeared). */
   readonly pr?: number;
   readonly reason: string;
+  /**
+   * Which facets of the PR moved (core, state, updated, head, checks, reviews, comments, threads,
+   * merge: docs/caching.md); every facet when absent. The broker drops only answers that read them.
+   */
+  readonly facets?: readonly string[];
+  /** The PR's head SHA, when checks moved: answers about that commit's checks go too. */
+  readonly headSha?: string;
+  /** The head branch: a new PR (no `pr`) or a state change moves that branch's PR lookup only. */
+  readonly branch?: string;
 }
 
 /** Nothing changed for this PR up to `at` that was not already invalidated. */

@@ -5,9 +5,10 @@
  */
 
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
+import { type Tag, vouchObjects } from "../cache/core/facets.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
-import { restTags, type Tag, vouchableTags } from "../cache/core/resource-tags.js";
+import { restReadTags, restWriteEffect, type WriteEffect } from "../cache/core/rest-facets.js";
 import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import type { GraphQLPayload } from "./types.js";
 
@@ -39,10 +40,13 @@ export interface RequestClass {
   readonly reads: readonly Tag[];
   readonly writes: readonly Tag[];
   readonly writeNodeIds: readonly string[];
+  /** What a write changes in the facet model; the cache layer resolves it to tags after success. */
+  readonly writeEffect?: WriteEffect | undefined;
   readonly freshMs: number;
   /**
    * How long past `freshMs` the answer stays good while the lifecycle vouches for every tag in
    * `vouchTags` (its guards saw nothing change since): staleness is then bounded by the vouch's age.
+   * vouchTags name objects (`num:o/r#n`, `node:<id>`), not facet tags.
    */
   readonly guardedFreshMs: number;
   readonly vouchTags: readonly Tag[];
@@ -128,6 +132,7 @@ export function classifyRequest(
         cacheKey: "",
         writes: analysis.writes,
         writeNodeIds: analysis.writeNodeIds,
+        writeEffect: analysis.writeEffect,
         contentCreation: analysis.rootFields.some(
           (f) => CREATING_MUTATION.test(f) && !/Label|Assignee|Reviewer|Star/.test(f),
         ),
@@ -138,7 +143,7 @@ export function classifyRequest(
       };
     }
     const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
-    const vouchTags = analysis.introspection ? undefined : vouchableTags(analysis.reads);
+    const vouchTags = analysis.introspection ? undefined : vouchObjects(analysis.reads);
     return {
       ...base,
       kind: "graphql-query",
@@ -155,21 +160,22 @@ export function classifyRequest(
     };
   }
   const resource = restResourceForPath(input.path);
-  const tags = restTags(input.path);
+  const read = input.method === "GET" || input.method === "HEAD";
+  const reads = read ? restReadTags(input.path) : [];
   const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
   const repo = match
     ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
     : undefined;
-  const read = input.method === "GET" || input.method === "HEAD";
   const free = isFreeRestPath(input.path);
   return {
     kind: read ? "rest-read" : "rest-write",
     resource,
     cacheable: read && !free,
     cacheKey: read ? `R\u0000${input.method} ${input.path}\u0000${headerKey(input.headers)}` : "",
-    reads: read ? tags.reads : [],
-    writes: read ? [] : tags.writes,
+    reads,
+    writes: [],
     writeNodeIds: [],
+    ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path) }),
     freshMs: read ? policy.restFreshMs : 0,
     // REST reads revalidate for free (a 304 costs nothing), so they need no vouch.
     guardedFreshMs: 0,
