@@ -277,6 +277,7 @@ export async function runGuards(
     options: ctx.config,
     stretch: options.stretch,
     maxRequests: options.maxRequests,
+    cycleMs: ctx.config.cycleIntervalMs,
   });
   const run: GuardRun & RunCounters = {
     requests: 0,

@@ -70,6 +70,13 @@ export interface GuardPlanInput {
   /** Budget stretch for every interval (≥ 1). */
   readonly stretch: number;
   readonly maxRequests: number;
+  /**
+   * The poll loop's period. A guard is due once `interval − cycle/2` has passed: the loop runs at
+   * a fixed rate and reads its guards a few ms after each start, so `elapsed ≥ interval` would
+   * make a guard whose interval equals the period due only every other cycle (vouches twice as
+   * old as planned). @defaultValue 0 (due at the interval exactly)
+   */
+  readonly cycleMs?: number;
 }
 
 export function repoPullsPath(repo: string, pageSize: number, page = 1): string {
@@ -97,10 +104,12 @@ export function reviewCommentsPath(repo: string, number: number): string {
   return `${prefix(repo)}/pulls/${number}/comments?sort=updated&direction=desc&per_page=1`;
 }
 
-function urgency(last: number | null, interval: number, now: number): number | undefined {
+function urgency(last: number | null, interval: number, now: number, cycleMs = 0): number | undefined {
   if (last === null) return Number.POSITIVE_INFINITY;
-  const ratio = (now - last) / Math.max(1, interval);
-  return ratio >= 1 ? ratio : undefined;
+  const elapsed = now - last;
+  // Half a cycle early, never more than half the interval early.
+  const slack = Math.min(cycleMs / 2, interval / 2);
+  return elapsed >= interval - slack ? elapsed / Math.max(1, interval) : undefined;
 }
 
 function withEtag(request: Omit<GuardRequest, "etag">, etag: string | undefined): GuardRequest {
@@ -112,7 +121,7 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
   const repoGuards: GuardRequest[] = [];
   const prGuards: GuardRequest[] = [];
   for (const repo of input.repos) {
-    const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now);
+    const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
     if (u === undefined) continue;
     repoGuards.push(
       withEtag(
@@ -129,7 +138,7 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
   for (const pr of input.prs) {
     if (!pr.open || pr.headSha === null) continue;
     const interval = prPollInterval(pr, now, options) * stretch;
-    const checksDue = urgency(pr.lastChecksAt, interval, now);
+    const checksDue = urgency(pr.lastChecksAt, interval, now, input.cycleMs);
     if (checksDue !== undefined) {
       const base = {
         repo: pr.repo,
@@ -151,7 +160,7 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
       }
     }
     if (options.commentsIntervalMs <= 0) continue;
-    const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now);
+    const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now, input.cycleMs);
     if (commentsDue !== undefined) {
       prGuards.push(
         withEtag(
