@@ -12,7 +12,15 @@ import type { Redis } from "ioredis";
 import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../lifecycle/index.js";
 import { buildApiRequest } from "./api-request.js";
 import type { BudgetGate } from "./budget/index.js";
-import { actionsTag, createdTags, FACETS, type Facet, objectKey, shaChecksTag } from "./cache/core/facets.js";
+import {
+  actionsTag,
+  createdTags,
+  FACETS,
+  type Facet,
+  listVouchKey,
+  objectKey,
+  shaChecksTag,
+} from "./cache/core/facets.js";
 import { aliasesNeeded, resolveWrite } from "./cache/core/resolve-write.js";
 import { NO_WRITE } from "./cache/core/rest-facets.js";
 import type { ResponseCache } from "./cache/response-cache.js";
@@ -97,7 +105,11 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       );
       // Always revalidated upstream (a 304 is free): a guard answered from the cache could be
       // restFreshMs old, and the guards' answers are what vouches for agents' cached answers.
-      const revalidated: GhRequest = { ...built, classification: { ...built.classification, freshMs: 0 } };
+      // Nor served on a vouch: the guards are what vouch (a guard vouched by itself would never move).
+      const revalidated: GhRequest = {
+        ...built,
+        classification: { ...built.classification, freshMs: 0, guardedFreshMs: 0 },
+      };
       const response = await send(revalidated);
       return {
         status: response.status,
@@ -140,6 +152,15 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       for (const target of targets) {
         const [owner, name] = target.repo.split("/");
         if (owner && name) entries.push({ tag: objectKey(owner, name, target.pr), at: target.at });
+      }
+      await options.cache.vouch(entries);
+    },
+    async vouchLists(targets) {
+      const entries = [];
+      for (const target of targets) {
+        const [owner, name] = target.repo.split("/");
+        if (owner && name)
+          entries.push({ tag: listVouchKey(owner, name, target.list), at: target.at, since: target.since });
       }
       await options.cache.vouch(entries);
     },

@@ -114,6 +114,17 @@ export async function runPollCycle(
       ...(facts ? { headSha: facts.headSha, branch: facts.headRefName } : {}),
     });
   }
+  // What the repository lists saw move (the PR walk lists only untracked PRs; the issues list
+  // lists every item that moved, tracked or not): dropped before the lists are vouched.
+  for (const item of guards.listed) {
+    addInvalidation(effects, {
+      repo: item.repo,
+      pr: item.number,
+      reason: "lifecycle:list-moved",
+      facets: facetsForGuardReason("pr-list"),
+      ...(item.branch ? { branch: item.branch } : {}),
+    });
+  }
   const found: PrTarget[] = [];
   for (const { sessionId, number } of guards.detected) {
     const result = apply(

@@ -60,6 +60,16 @@ export interface VouchTarget {
   readonly at: number;
 }
 
+/** Nothing changed in a repository's PR list or issues list up to `at` that was not invalidated. */
+export interface ListVouchTarget {
+  readonly repo: string;
+  /** `pulls`: the PR list by updated_at; `issues`: the issues list (issues and PRs) by updated_at. */
+  readonly list: "pulls" | "issues";
+  readonly at: number;
+  /** The guard's first complete read: answers stored before it may predate a change it never saw. */
+  readonly since: number;
+}
+
 export interface LifecyclePorts {
   /**
    * A GraphQL query sent upstream at lifecycle priority. The broker must not answer it from its
@@ -79,6 +89,12 @@ export interface LifecyclePorts {
    * freshness. Optional: without it the cache keeps to its own freshness.
    */
   vouch?(targets: readonly VouchTarget[]): Promise<void>;
+  /**
+   * The same for whole lists: the repository's PR-list and issues-list guards saw nothing move up
+   * to `at` (every item they saw move was invalidated first). Optional; when present the lifecycle
+   * also runs the issues-list guard, so issue reads and PR lists have a free signal too.
+   */
+  vouchLists?(targets: readonly ListVouchTarget[]): Promise<void>;
   /**
    * When agents last read each of these PRs through the broker (epoch ms, null when not known),
    * in the same order. Optional: PRs agents read have their check guards kept at the active

@@ -120,10 +120,20 @@ export class ResponseCache {
     return createHash("sha256").update(key).digest("hex");
   }
 
-  async lookup(key: string, tags: readonly Tag[], vouchTags: readonly Tag[] = []): Promise<LookupResult> {
+  /**
+   * The stored answer, whether every tag it read is still at its generation, and as of when free
+   * signals vouch for it: for each group (one per tag it read) the newest vouch of any key in the
+   * group, and of those the oldest (0 when some group has none).
+   */
+  async lookup(
+    key: string,
+    tags: readonly Tag[],
+    vouchGroups: readonly (readonly string[])[] = [],
+  ): Promise<LookupResult> {
     const hashed = ResponseCache.hashKey(key);
     const pipeline = this.#redis.pipeline();
     pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
+    const vouchTags = [...new Set(vouchGroups.flat())];
     const keys = [...tags.map((t) => `${this.#p}:g:${t}`), ...vouchTags.map((t) => `${this.#p}:v:${t}`)];
     if (keys.length > 0) pipeline.mget(...keys);
     const results = (await pipeline.exec()) ?? [];
@@ -133,9 +143,16 @@ export class ResponseCache {
     tags.forEach((tag, i) => {
       generations[tag] = Number(values[i] ?? 0);
     });
-    const vouches = vouchTags.map((_, i) => Number(values[tags.length + i] ?? 0));
-    const vouchedAt = vouches.length > 0 ? Math.min(...vouches) : 0;
-    const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt };
+    const vouchValues = new Map(vouchTags.map((t, i) => [t, values[tags.length + i] ?? null]));
+    const vouchedAtFor = (storedAt: number) => {
+      const at = (t: string) => {
+        const [when = "0", since = "0"] = (vouchValues.get(t) ?? "0").split(":");
+        return storedAt >= Number(since) ? Number(when) : 0;
+      };
+      const vouches = vouchGroups.map((group) => Math.max(0, ...group.map(at)));
+      return vouches.length > 0 ? Math.min(...vouches) : 0;
+    };
+    const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt: 0 };
     if (!raw?.meta || !raw.body) return missing;
     let meta: Omit<CachedAnswer, "body">;
     try {
@@ -147,21 +164,29 @@ export class ResponseCache {
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
-    return { answer, tagsCurrent, generations, vouchedAt };
+    return { answer, tagsCurrent, generations, vouchedAt: vouchedAtFor(meta.storedAt) };
   }
 
   /**
    * Records that nothing changed for these tags (and the node tags learned for them) up to `at`.
    * The caller must have invalidated every change it saw before `at` first.
    */
-  async vouch(entries: readonly { readonly tag: Tag; readonly at: number }[]): Promise<void> {
+  async vouch(
+    entries: readonly { readonly tag: Tag; readonly at: number; readonly since?: number }[],
+  ): Promise<void> {
     if (entries.length === 0) return;
-    const idSets = await Promise.all(entries.map((e) => this.#redis.smembers(`${this.#p}:ti:${e.tag}`)));
+    const idSets = await Promise.all(
+      entries.map((e) =>
+        e.tag.startsWith("num:") ? this.#redis.smembers(`${this.#p}:ti:${e.tag}`) : Promise.resolve([]),
+      ),
+    );
     const pipeline = this.#redis.pipeline();
     const ttl = Math.max(60, this.#options.retainSeconds);
-    entries.forEach(({ tag, at }, i) => {
+    entries.forEach(({ tag, at, since }, i) => {
+      // "at" or "at:since": answers stored before `since` are not covered (the signal's first read).
+      const value = since ? `${Math.floor(at)}:${Math.floor(since)}` : String(Math.floor(at));
       for (const t of [tag, ...(idSets[i] ?? []).map((id) => `node:${id}`)]) {
-        pipeline.set(`${this.#p}:v:${t}`, String(Math.floor(at)), "EX", ttl);
+        pipeline.set(`${this.#p}:v:${t}`, value, "EX", ttl);
       }
     });
     await pipeline.exec();

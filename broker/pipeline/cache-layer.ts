@@ -4,9 +4,9 @@
  * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
  * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
- *   GraphQL about watched PRs, vouched for        → HIT: the lifecycle's guards (free 304s) saw
- *     within guardedFreshMs                          nothing change since, and would have bumped
- *                                                    the tags if they had
+ *   vouched for within guardedFreshMs (GraphQL    → HIT: free signals (the lifecycle's guards,
+ *     or REST about watched PRs, a repository's      304s) saw nothing change since, and would
+ *     lists and issues)                              have bumped the tags if they had
  *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
  *   stale otherwise                               → MISS through the rest of the pipeline
  *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
@@ -118,7 +118,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
 
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
-      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchTags);
+      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchGroups ?? []);
     } catch (error) {
       // The cache is an optimisation: without Redis the request still goes upstream.
       logger.warn({ err: error, requestId: request.id }, "cache lookup failed; going upstream");

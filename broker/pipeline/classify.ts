@@ -5,7 +5,7 @@
  */
 
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
-import { type Tag, vouchObjects } from "../cache/core/facets.js";
+import { type Tag, vouchGroups } from "../cache/core/facets.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
 import { restReadTags, restWriteEffect, type WriteEffect } from "../cache/core/rest-facets.js";
@@ -50,6 +50,11 @@ export interface RequestClass {
    */
   readonly guardedFreshMs: number;
   readonly vouchTags: readonly Tag[];
+  /**
+   * For each tag the answer read, the vouch keys any one of which covers it (core/facets.ts
+   * vouchGroups); vouchTags is their flat list. Absent: the answer cannot be vouched for.
+   */
+  readonly vouchGroups?: readonly (readonly string[])[] | undefined;
   /** Primary points (GraphQL) or requests (REST) GitHub will probably charge. */
   readonly estimatedCost: number;
   /** Costs nothing at GitHub (GET /rate_limit). */
@@ -143,7 +148,8 @@ export function classifyRequest(
       };
     }
     const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
-    const vouchTags = analysis.introspection ? undefined : vouchObjects(analysis.reads);
+    const groups = analysis.introspection ? undefined : vouchGroups(analysis.reads);
+    const vouchTags = groups ? [...new Set(groups.flat())] : undefined;
     return {
       ...base,
       kind: "graphql-query",
@@ -154,6 +160,7 @@ export function classifyRequest(
       freshMs,
       guardedFreshMs: vouchTags ? Math.max(policy.guardedFreshMs ?? 0, freshMs) : 0,
       vouchTags: vouchTags ?? [],
+      vouchGroups: groups,
       estimatedCost: analysis.cost.cost,
       graphql: analysis,
       repo,
@@ -162,6 +169,7 @@ export function classifyRequest(
   const resource = restResourceForPath(input.path);
   const read = input.method === "GET" || input.method === "HEAD";
   const reads = read ? restReadTags(input.path) : [];
+  const restGroups = read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads) : undefined;
   const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
   const repo = match
     ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
@@ -177,9 +185,11 @@ export function classifyRequest(
     writeNodeIds: [],
     ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path) }),
     freshMs: read ? policy.restFreshMs : 0,
-    // REST reads revalidate for free (a 304 costs nothing), so they need no vouch.
-    guardedFreshMs: 0,
-    vouchTags: [],
+    // Vouched like GraphQL answers: a revalidation is free on the primary budget but not on the
+    // secondary limits, and waits a round trip; a free signal that saw nothing move is enough.
+    guardedFreshMs: restGroups ? Math.max(policy.guardedFreshMs ?? 0, policy.restFreshMs) : 0,
+    vouchTags: restGroups ? [...new Set(restGroups.flat())] : [],
+    vouchGroups: restGroups,
     estimatedCost: free ? 0 : 1,
     free,
     contentCreation: input.method === "POST" && CREATING_REST.test(input.path.split("?")[0] ?? ""),

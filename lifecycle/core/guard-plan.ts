@@ -22,6 +22,8 @@ export interface RepoGuardState {
   readonly repo: string;
   readonly etag: string | undefined;
   readonly lastCheckedAt: number | null;
+  /** Present when the issues-list guard runs for this repository. */
+  readonly issues?: { readonly etag: string | undefined; readonly lastCheckedAt: number | null };
 }
 
 export interface PrGuardState {
@@ -40,7 +42,7 @@ export interface PrGuardState {
   readonly readByAgentsAt?: number | null;
 }
 
-export type GuardKind = "repo-prs" | "check-runs" | "commit-status" | "review-comments";
+export type GuardKind = "repo-prs" | "repo-issues" | "check-runs" | "commit-status" | "review-comments";
 
 export interface GuardRequest {
   readonly kind: GuardKind;
@@ -77,6 +79,13 @@ export interface GuardPlanInput {
    * old as planned). @defaultValue 0 (due at the interval exactly)
    */
   readonly cycleMs?: number;
+}
+
+/** The issues list (GitHub lists PRs there too) newest-updated first: any issue or PR change moves it. */
+export function repoIssuesPath(repo: string, pageSize: number): string {
+  const ref = parseRepo(repo);
+  if (!ref) throw new TypeError(`not an owner/name repository: ${JSON.stringify(repo)}`);
+  return `/repos/${ref.owner}/${ref.name}/issues?state=all&sort=updated&direction=desc&per_page=${pageSize}`;
 }
 
 export function repoPullsPath(repo: string, pageSize: number, page = 1): string {
@@ -122,16 +131,31 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
   const prGuards: GuardRequest[] = [];
   for (const repo of input.repos) {
     const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
-    if (u === undefined) continue;
+    if (u !== undefined) {
+      repoGuards.push(
+        withEtag(
+          {
+            kind: "repo-prs",
+            repo: repo.repo,
+            path: repoPullsPath(repo.repo, options.repoPageSize),
+            urgency: u,
+          },
+          repo.etag,
+        ),
+      );
+    }
+    if (!repo.issues) continue;
+    const ui = urgency(repo.issues.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
+    if (ui === undefined) continue;
     repoGuards.push(
       withEtag(
         {
-          kind: "repo-prs",
+          kind: "repo-issues",
           repo: repo.repo,
-          path: repoPullsPath(repo.repo, options.repoPageSize),
-          urgency: u,
+          path: repoIssuesPath(repo.repo, options.repoPageSize),
+          urgency: ui,
         },
-        repo.etag,
+        repo.issues.etag,
       ),
     );
   }

@@ -189,3 +189,61 @@ export function vouchObjects(reads: readonly Tag[]): readonly string[] | undefin
   }
   return objects.size > 0 ? [...objects] : undefined;
 }
+
+/** Vouch key of a repository's lists: `pulls:o/r` (the PR-list guard), `issues:o/r` (the issues-list guard). */
+export function listVouchKey(owner: string, name: string, kind: ListKind): string {
+  return `${kind}:${repoKey(owner, name)}`;
+}
+
+const LIST_TAG = /^list:([^/]+)\/([^:]+):(pulls|issues)(?::([a-z]+))?$/;
+const BRANCH_TAG = /^branch(?:es)?:([^/]+)\/([^:]+)/;
+
+/**
+ * Which free signals can vouch for an answer, tag by tag: for each tag it read, the vouch keys any
+ * one of which covers it (an answer is good as of the OLDEST of its tags' NEWEST covering vouch).
+ * - a PR or issue facet but checks and mergeability: that PR's guards (`num:`), or the repository's
+ *   issues-list guard (`issues:`), which lists PRs and issues by updated_at: any change to one of
+ *   them but CI moves it to the top;
+ * - checks and mergeability of a PR: that PR's check guards only;
+ * - a node facet: the PR guards' vouch for that node (the lifecycle vouches a PR's learned ids);
+ * - PR lists and branch lookups: the PR-list guard (`pulls:`) or the issues-list guard;
+ * - issue lists: the issues-list guard;
+ * - static repository information needs no vouch (only writes through the broker move it).
+ * Undefined when some tag no signal covers (commit checks, Actions, refs, lists' CI facets).
+ */
+export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
+  const groups = new Map<string, string[]>();
+  const add = (alternatives: string[]) => groups.set(alternatives.join("|"), alternatives);
+  for (const tag of reads) {
+    if (tag.startsWith("repo:")) continue;
+    const split = splitFacetTag(tag);
+    if (split) {
+      const alternatives = [split.object];
+      const ref = parseObjectKey(split.object);
+      if (ref && split.facet !== "checks" && split.facet !== "merge")
+        alternatives.push(listVouchKey(ref.owner, ref.name, "issues"));
+      add(alternatives);
+      continue;
+    }
+    const list = LIST_TAG.exec(tag);
+    if (list) {
+      const facet = list[4];
+      if (facet === "checks" || facet === "merge") return undefined;
+      const [owner, name, kind] = [list[1] as string, list[2] as string, list[3] as ListKind];
+      add(
+        kind === "pulls"
+          ? [listVouchKey(owner, name, "pulls"), listVouchKey(owner, name, "issues")]
+          : [listVouchKey(owner, name, "issues")],
+      );
+      continue;
+    }
+    const branch = BRANCH_TAG.exec(tag);
+    if (branch) {
+      const [owner, name] = [branch[1] as string, branch[2] as string];
+      add([listVouchKey(owner, name, "pulls"), listVouchKey(owner, name, "issues")]);
+      continue;
+    }
+    return undefined;
+  }
+  return groups.size > 0 ? [...groups.values()] : undefined;
+}
