@@ -107,6 +107,45 @@ describe("guard planning", () => {
     expect(quiet(T0 + 55_000)).toHaveLength(1);
   });
 
+  it("plans the issues-list guard (issues and PRs by update) beside the PR list when asked, with its own ETag", () => {
+    const guards = planGuards({
+      repos: [
+        {
+          repo: "acme/widgets",
+          etag: 'W/"r"',
+          lastCheckedAt: T0,
+          issues: { etag: 'W/"i"', lastCheckedAt: T0 + 5_000 },
+        },
+      ],
+      prs: [],
+      now: T0 + 10_000,
+      options: OPTIONS,
+      stretch: 1,
+      maxRequests: 1_000,
+    });
+    // The PR list is due; the issues list, read 5 s later, is not yet (no cycle slack given).
+    expect(guards.map((g) => g.kind)).toEqual(["repo-prs"]);
+    const later = planGuards({
+      repos: [
+        {
+          repo: "acme/widgets",
+          etag: 'W/"r"',
+          lastCheckedAt: T0,
+          issues: { etag: 'W/"i"', lastCheckedAt: T0 },
+        },
+      ],
+      prs: [],
+      now: T0 + 10_000,
+      options: OPTIONS,
+      stretch: 1,
+      maxRequests: 1_000,
+    });
+    expect(later.find((g) => g.kind === "repo-issues")).toMatchObject({
+      path: "/repos/acme/widgets/issues?state=all&sort=updated&direction=desc&per_page=20",
+      etag: 'W/"i"',
+    });
+  });
+
   it("adds the combined status only for PRs that have status contexts", () => {
     const now = T0 + 120_000;
     expect(plan([pr()], now).map((g) => g.kind)).toEqual(["repo-prs", "check-runs"]);

@@ -13,6 +13,7 @@ import {
   createdTags,
   objectChangeTags,
   type Tag,
+  vouchGroups,
   vouchObjects,
 } from "../../../../broker/cache/core/facets.js";
 import { analyzeGraphQL, learnIds } from "../../../../broker/cache/core/graphql-analysis.js";
@@ -290,5 +291,15 @@ describe("facet rules: each change invalidates exactly the answers that read wha
     expect(vouchObjects(ANSWERS["pr list"] ?? [])).toBeUndefined();
     expect(vouchObjects(ANSWERS["branch lookup feature"] ?? [])).toBeUndefined();
     expect(vouchObjects(ANSWERS["run jobs"] ?? [])).toBeUndefined();
+  });
+
+  it("free signals cover: PR guards or the issues list for PR facets, only PR guards for CI, the lists for lists", () => {
+    expect(vouchGroups(ANSWERS["pr checks 5: PullRequestStatusChecks"] ?? [])).toEqual([["node:PR_5"]]);
+    expect(vouchGroups(ANSWERS["issue view 7"] ?? [])).toContainEqual(["num:o/r#7", "issues:o/r"]);
+    expect(vouchGroups(ANSWERS["pr view 5"] ?? [])).toContainEqual(["num:o/r#5"]);
+    expect(vouchGroups(ANSWERS["branch lookup feature"] ?? [])).toEqual([["pulls:o/r", "issues:o/r"]]);
+    expect(vouchGroups(restReadTags("/repos/o/r/issues?state=open"))).toEqual([["issues:o/r"]]);
+    expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toBeUndefined();
+    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toBeUndefined();
   });
 });
