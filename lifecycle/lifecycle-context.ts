@@ -10,8 +10,9 @@ import type { Logger } from "../common/index.js";
 import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
 import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
-import { changedFacets } from "./core/changed-facets.js";
+import { ALL_FACETS, changedFacets } from "./core/changed-facets.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
+import type { PrFacts } from "./core/pr-facts.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { type SessionInput, transition } from "./core/session-machine.js";
 import type { LifecycleInstrumentation } from "./instrumentation.js";
@@ -101,6 +102,12 @@ export function addInvalidation(effects: Effects, target: InvalidateTarget): voi
   effects.invalidate[index] = facets ? { ...rest, facets } : rest;
 }
 
+/** The facets that moved; every facet when the machine saw a change no facet shows. */
+function movedFacets(before: PrFacts | null, after: PrFacts): readonly string[] {
+  const facets = changedFacets(before, after);
+  return facets.length > 0 ? facets : ALL_FACETS;
+}
+
 /** Applies one input to one session; records the effects to carry out. */
 export function apply(
   ctx: LifecycleContext,
@@ -111,6 +118,8 @@ export function apply(
 ): ReturnType<typeof transition> | undefined {
   const entry = ctx.index.sessions.get(id);
   if (!entry) return undefined;
+  // Taken before setState: the index may replace the entry's state in place.
+  const previous = entry.state;
   const result = transition(entry.state, input, ctx.clock.now(), {
     stuckThresholdMs: ctx.config.stuckThresholdMs,
   });
@@ -121,7 +130,7 @@ export function apply(
   const pr = result.state.prNumber;
   const after = result.state.pr;
   if (result.factsChanged && pr !== null) {
-    const before = entry.state.prNumber === pr ? entry.state.pr : null;
+    const before = previous.prNumber === pr ? previous.pr : null;
     addInvalidation(effects, {
       repo: result.state.repo,
       pr,

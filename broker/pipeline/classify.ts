@@ -77,6 +77,13 @@ const CREATING_MUTATION =
 const CREATING_REST =
   /\/(issues|pulls|comments|reviews|releases|discussions)(\/\d+\/(comments|reviews|replies))?\/?$/;
 
+/**
+ * Answers that read only immutable facts (a PR's number, id and headRefName; a workflow
+ * definition; a finished log) or static repository information: no motion changes them, only a
+ * write through the broker (which moves `repo:`), so they are kept long rather than re-asked.
+ */
+const IMMUTABLE_FRESH_MS = 300_000;
+
 const VARYING_HEADERS = [
   "accept",
   "x-github-api-version",
@@ -147,7 +154,12 @@ export function classifyRequest(
         repo,
       };
     }
-    const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
+    const immutable = analysis.namesObjects && analysis.reads.every((t) => t.startsWith("repo:"));
+    const freshMs = analysis.introspection
+      ? 3600_000
+      : immutable
+        ? Math.max(IMMUTABLE_FRESH_MS, policy.graphqlFreshMs[analysis.dataClass])
+        : policy.graphqlFreshMs[analysis.dataClass];
     const groups = analysis.introspection ? undefined : vouchGroups(analysis.reads);
     const vouchTags = groups ? [...new Set(groups.flat())] : undefined;
     return {
@@ -184,7 +196,11 @@ export function classifyRequest(
     writes: [],
     writeNodeIds: [],
     ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path) }),
-    freshMs: read ? policy.restFreshMs : 0,
+    freshMs: read
+      ? reads.length === 0 && input.path.startsWith("/repos/")
+        ? Math.max(IMMUTABLE_FRESH_MS, policy.restFreshMs)
+        : policy.restFreshMs
+      : 0,
     // Vouched like GraphQL answers: a revalidation is free on the primary budget but not on the
     // secondary limits, and waits a round trip; a free signal that saw nothing move is enough.
     guardedFreshMs: restGroups ? Math.max(policy.guardedFreshMs ?? 0, policy.restFreshMs) : 0,

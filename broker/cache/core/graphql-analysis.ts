@@ -65,6 +65,8 @@ export interface GraphQLAnalysis {
   readonly selectsRateLimit: boolean;
   /** Names of the operation's root fields (for a mutation: which mutations it runs). */
   readonly rootFields: readonly string[];
+  /** Names a PR, issue or node (by number or id): with no facet tags, it read only immutable facts. */
+  readonly namesObjects: boolean;
   /** Canonical text + variables + operation name: equal for requests GitHub would answer equally. */
   readonly canonicalKey: string;
 }
@@ -174,6 +176,7 @@ function walkSelections(
       } else w.reads.add(listTag(repo.owner, repo.name, kind));
       for (const facet of facets) w.reads.add(listFacetTag(repo.owner, repo.name, kind, facet));
     } else if (depth === 0 && name === "node" && typeof a.id === "string") {
+      w.objects.add(`node:${a.id}`);
       for (const facet of nodeFacets(selection, w)) w.reads.add(nodeFacetTag(a.id, facet));
     } else if (depth === 0 && name === "nodes" && Array.isArray(a.ids)) {
       const facets = nodeFacets(selection, w);
@@ -270,7 +273,9 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     const created = w.created[0];
     writeEffect = {
       tags: [],
-      objects: [...w.objects].map((object) => ({ object, facets: changed })),
+      objects: [...w.objects]
+        .filter((o) => o.startsWith("num:"))
+        .map((object) => ({ object, facets: changed })),
       nodeIds:
         changed.length > 0
           ? [...w.ids].filter((id) => id !== created?.repositoryId).map((id) => ({ id, facets: changed }))
@@ -298,6 +303,7 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     writeNodeIds: operation.operation === "mutation" ? [...w.ids] : [],
     writeEffect,
     introspection: w.introspection,
+    namesObjects: w.objects.size > 0,
     selectsRateLimit: w.rateLimit,
     rootFields: operation.selectionSet.selections.flatMap((s) =>
       s.kind === Kind.FIELD ? [s.name.value] : [],

@@ -93,6 +93,12 @@ describe("lifecycle service", () => {
           .sort(),
       ).toEqual(["s17", "s3", "s42"]);
       expect(gh.invalidations.map((i) => i.pr).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(failed);
+      // Only the facets the checks move (checks, and the rollup-derived mergeability), with the head.
+      for (const i of gh.invalidations) {
+        expect(i.facets).toContain("checks");
+        expect(i.facets).not.toContain("comments");
+        expect(i.headSha).toEqual(expect.any(String));
+      }
       expect(eventsOf(gh, "ci-failed")[0]?.pr).toMatchObject({ ciStatus: "failing", mergeable: false });
 
       gh.resetCounts();
