@@ -136,7 +136,7 @@ export function apply(
       pr,
       reason,
       ...(after
-        ? { facets: changedFacets(before, after), headSha: after.headSha, branch: after.headRefName }
+        ? { facets: movedFacets(before, after), headSha: after.headSha, branch: after.headRefName }
         : {}),
     });
   } else if (input.type === "found" && result.outcome === "applied") {
