@@ -12,7 +12,17 @@ import type { Redis } from "ioredis";
 import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../lifecycle/index.js";
 import { buildApiRequest } from "./api-request.js";
 import type { BudgetGate } from "./budget/index.js";
-import { listTag, numberTag, repoTag } from "./cache/core/resource-tags.js";
+import {
+  actionsTag,
+  createdTags,
+  FACETS,
+  type Facet,
+  listVouchKey,
+  objectKey,
+  shaChecksTag,
+} from "./cache/core/facets.js";
+import { aliasesNeeded, resolveWrite } from "./cache/core/resolve-write.js";
+import { NO_WRITE } from "./cache/core/rest-facets.js";
 import type { ResponseCache } from "./cache/response-cache.js";
 import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
 import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js";
@@ -95,7 +105,11 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       );
       // Always revalidated upstream (a 304 is free): a guard answered from the cache could be
       // restFreshMs old, and the guards' answers are what vouches for agents' cached answers.
-      const revalidated: GhRequest = { ...built, classification: { ...built.classification, freshMs: 0 } };
+      // Nor served on a vouch: the guards are what vouch (a guard vouched by itself would never move).
+      const revalidated: GhRequest = {
+        ...built,
+        classification: { ...built.classification, freshMs: 0, guardedFreshMs: 0 },
+      };
       const response = await send(revalidated);
       return {
         status: response.status,
@@ -107,16 +121,29 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
     async invalidate(target) {
       const [owner, name] = target.repo.split("/");
       if (!owner || !name) return;
-      const tags =
-        target.pr === undefined
-          ? [repoTag(owner, name), listTag(owner, name)]
-          : [numberTag(owner, name, target.pr), listTag(owner, name)];
-      await options.cache.invalidate(tags);
+      if (target.pr === undefined) {
+        // A PR appeared: the repository's lists and that branch's lookup, nothing else.
+        await options.cache.invalidate(createdTags(owner, name, "pulls", target.branch));
+        return;
+      }
+      const facets = (target.facets ?? FACETS).filter((f): f is Facet => FACETS.includes(f as Facet));
+      const effect = {
+        ...NO_WRITE,
+        objects: [{ object: objectKey(owner, name, target.pr), facets }],
+        // Checks moved: that commit's checks and the repository's workflow runs moved too.
+        tags: facets.includes("checks")
+          ? [actionsTag(owner, name), ...(target.headSha ? [shaChecksTag(owner, name, target.headSha)] : [])]
+          : [],
+      };
+      const aliases = await options.cache.aliases(aliasesNeeded(effect));
+      const known = new Map(aliases.objectBranch);
+      if (target.branch) known.set(objectKey(owner, name, target.pr), target.branch);
+      await options.cache.invalidate(resolveWrite(effect, { ...aliases, objectBranch: known }));
     },
     async agentReads(prs) {
       const tags = prs.map(({ repo, pr }) => {
         const [owner = "", name = ""] = repo.split("/");
-        return numberTag(owner, name, pr);
+        return objectKey(owner, name, pr);
       });
       return (await options.cache.agentReads(tags)).map((at) => (at > 0 ? at : null));
     },
@@ -124,7 +151,16 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       const entries = [];
       for (const target of targets) {
         const [owner, name] = target.repo.split("/");
-        if (owner && name) entries.push({ tag: numberTag(owner, name, target.pr), at: target.at });
+        if (owner && name) entries.push({ tag: objectKey(owner, name, target.pr), at: target.at });
+      }
+      await options.cache.vouch(entries);
+    },
+    async vouchLists(targets) {
+      const entries = [];
+      for (const target of targets) {
+        const [owner, name] = target.repo.split("/");
+        if (owner && name)
+          entries.push({ tag: listVouchKey(owner, name, target.list), at: target.at, since: target.since });
       }
       await options.cache.vouch(entries);
     },

@@ -22,7 +22,7 @@ import { type GuardRequest, type PrGuardState, planGuards, repoPullsPath } from 
 import type { PrObservation } from "./core/merge-observation.js";
 import { mapCiState } from "./core/pr-enrichment.js";
 import type { PrFacts } from "./core/pr-facts.js";
-import { asString, dig } from "./core/read-json.js";
+import { asNumber, asString, asTime, dig } from "./core/read-json.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import { type LifecycleContext, recordRestSpend } from "./lifecycle-context.js";
@@ -44,6 +44,11 @@ export interface GuardRun {
   readonly detected: { readonly sessionId: string; readonly number: number }[];
   /** PR-less sessions to look up by GraphQL (their repository walk was incomplete). */
   readonly lookup: Set<string>;
+  /**
+   * Items a repository list guard saw move that no PR guard tracks (another agent's PR, an
+   * issue): their cached answers go before the list is vouched for.
+   */
+  readonly listed: { readonly repo: string; readonly number: number; readonly branch: string | null }[];
 }
 
 interface RunCounters {
@@ -153,7 +158,12 @@ async function walkRepo(
       waitingBranches: waiting,
       highWater: repo.highWater,
     });
-    for (const item of items) seen.add(item.number);
+    for (const item of items) {
+      seen.add(item.number);
+      const newer = repo.highWater === null || item.updatedAt >= repo.highWater;
+      if (newer && !known.has(item.number))
+        run.listed.push({ repo: repo.repo, number: item.number, branch: item.headRef });
+    }
     if (scan.newest !== null) newest = newest === null ? scan.newest : Math.max(newest, scan.newest);
     for (const number of scan.changed) run.changed.set(prKey(repo.repo, number), "pr-list");
     for (const { branch, pr } of scan.detected) {
@@ -206,7 +216,41 @@ async function runOne(
     if (response?.status === 304) repo.confirmedAt = now;
     if (response?.status !== 200) return;
     repo.etag = response.etag;
+    // Answers stored before the first read may predate a change no read saw: never vouched.
+    if (repo.pullsSince === null) repo.pullsSince = now;
     if (await walkRepo(ctx, run, repo, response)) repo.confirmedAt = now;
+    return;
+  }
+  if (guard.kind === "repo-issues") {
+    const repo = ctx.index.repos.get(normalizeRepo(guard.repo));
+    if (!repo) return;
+    const response = await get(ctx, run, guard.path, guard.etag, repo.issuesCheckedAt !== null);
+    repo.issuesCheckedAt = now;
+    if (response?.status === 304 && repo.issuesSince !== null) repo.issuesConfirmedAt = now;
+    if (response?.status !== 200) return;
+    repo.issuesEtag = response.etag;
+    const items = Array.isArray(response.body) ? response.body : [];
+    let newest = repo.issuesHighWater;
+    let reachedKnown = false;
+    for (const item of items) {
+      const number = asNumber(dig(item, "number"));
+      const updatedAt = asTime(dig(item, "updated_at"));
+      if (number === undefined || updatedAt === null) continue;
+      newest = newest === null ? updatedAt : Math.max(newest, updatedAt);
+      if (repo.issuesHighWater !== null && updatedAt < repo.issuesHighWater) {
+        reachedKnown = true;
+        continue;
+      }
+      run.listed.push({ repo: repo.repo, number, branch: null });
+    }
+    const baseline = repo.issuesHighWater === null;
+    repo.issuesHighWater = newest;
+    // The first read invalidates what it lists and vouches only for answers stored after it; a
+    // later read is complete when it reached items older than the last one (or held every item).
+    if (baseline || reachedKnown || items.length < ctx.config.repoPageSize) {
+      if (repo.issuesSince === null) repo.issuesSince = now;
+      repo.issuesConfirmedAt = now;
+    }
     return;
   }
   const key = prKey(guard.repo, guard.number as number);
@@ -271,12 +315,15 @@ export async function runGuards(
       repo: r.repo,
       etag: r.etag,
       lastCheckedAt: r.lastCheckedAt,
+      // The issues-list guard only serves vouching: without a cache to tell, it would cost for nothing.
+      ...(ctx.ports.vouchLists ? { issues: { etag: r.issuesEtag, lastCheckedAt: r.issuesCheckedAt } } : {}),
     })),
     prs: [...ctx.index.prs.values()].map((t) => prGuardState(ctx, t)),
     now: options.now,
     options: ctx.config,
     stretch: options.stretch,
     maxRequests: options.maxRequests,
+    cycleMs: ctx.config.cycleIntervalMs,
   });
   const run: GuardRun & RunCounters = {
     requests: 0,
@@ -287,6 +334,7 @@ export async function runGuards(
     observations: [],
     detected: [],
     lookup: new Set<string>(),
+    listed: [],
   };
   await mapLimit(guards, ctx.config.restConcurrency, async (guard) => {
     if (run.halted && guard.kind !== "repo-prs") return;

@@ -10,7 +10,9 @@ import type { Logger } from "../common/index.js";
 import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
 import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
+import { ALL_FACETS, changedFacets } from "./core/changed-facets.js";
 import type { LifecycleEvent } from "./core/lifecycle-event.js";
+import type { PrFacts } from "./core/pr-facts.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { type SessionInput, transition } from "./core/session-machine.js";
 import type { LifecycleInstrumentation } from "./instrumentation.js";
@@ -31,8 +33,8 @@ export interface LifecycleTotals {
 }
 
 export interface Effects {
-  /** Without `pr`: the whole repository (a PR appeared for a branch). */
-  readonly invalidate: { readonly repo: string; readonly pr?: number; readonly reason: string }[];
+  /** Without `pr`: the repository's lists and the branch's PR lookup (a PR appeared for a branch). */
+  readonly invalidate: InvalidateTarget[];
   readonly events: LifecycleEvent[];
 }
 
@@ -85,10 +87,25 @@ export function emptyEffects(): Effects {
   return { invalidate: [], events: [] };
 }
 
-export function addInvalidation(effects: Effects, target: Effects["invalidate"][number]): void {
-  const same = (i: Effects["invalidate"][number]) =>
-    i.repo.toLowerCase() === target.repo.toLowerCase() && i.pr === target.pr;
-  if (!effects.invalidate.some(same)) effects.invalidate.push(target);
+export function addInvalidation(effects: Effects, target: InvalidateTarget): void {
+  const index = effects.invalidate.findIndex(
+    (i) => i.repo.toLowerCase() === target.repo.toLowerCase() && i.pr === target.pr,
+  );
+  const held = effects.invalidate[index];
+  if (!held) {
+    effects.invalidate.push(target);
+    return;
+  }
+  // One target per PR: the union of the facets (absent means every facet).
+  const facets = held.facets && target.facets ? [...new Set([...held.facets, ...target.facets])] : undefined;
+  const { facets: _drop, ...rest } = { ...held, ...target };
+  effects.invalidate[index] = facets ? { ...rest, facets } : rest;
+}
+
+/** The facets that moved; every facet when the machine saw a change no facet shows. */
+function movedFacets(before: PrFacts | null, after: PrFacts): readonly string[] {
+  const facets = changedFacets(before, after);
+  return facets.length > 0 ? facets : ALL_FACETS;
 }
 
 /** Applies one input to one session; records the effects to carry out. */
@@ -101,6 +118,8 @@ export function apply(
 ): ReturnType<typeof transition> | undefined {
   const entry = ctx.index.sessions.get(id);
   if (!entry) return undefined;
+  // Taken before setState: the index may replace the entry's state in place.
+  const previous = entry.state;
   const result = transition(entry.state, input, ctx.clock.now(), {
     stuckThresholdMs: ctx.config.stuckThresholdMs,
   });
@@ -109,10 +128,23 @@ export function apply(
     ctx.dirty.add(id);
   }
   const pr = result.state.prNumber;
+  const after = result.state.pr;
   if (result.factsChanged && pr !== null) {
-    addInvalidation(effects, { repo: result.state.repo, pr, reason });
+    const before = previous.prNumber === pr ? previous.pr : null;
+    addInvalidation(effects, {
+      repo: result.state.repo,
+      pr,
+      reason,
+      ...(after
+        ? { facets: movedFacets(before, after), headSha: after.headSha, branch: after.headRefName }
+        : {}),
+    });
   } else if (input.type === "found" && result.outcome === "applied") {
-    addInvalidation(effects, { repo: result.state.repo, reason: "lifecycle:pr-detected" });
+    addInvalidation(effects, {
+      repo: result.state.repo,
+      reason: "lifecycle:pr-detected",
+      branch: result.state.branch,
+    });
   }
   effects.events.push(...result.events);
   return result;

@@ -8,6 +8,7 @@
  * caps the points one cycle may spend; PRs it could not afford lead the next cycle.
  */
 import { restAllowedPerCycle } from "./core/cadence.js";
+import { facetsForGuardReason } from "./core/changed-facets.js";
 import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
 import { prKey } from "./core/repo-ref.js";
@@ -77,10 +78,28 @@ export async function runPollCycle(
   }
   // A guard that moved is a change even when the facts the lifecycle keeps did not (a title, a
   // comment): agents' cached answers about that PR must go, or a vouch would keep them alive.
-  for (const key of guards.changed.keys()) {
+  for (const [key, why] of guards.changed) {
     const track = ctx.index.prs.get(key);
-    if (track)
-      addInvalidation(effects, { repo: track.repo, pr: track.number, reason: "lifecycle:guard-moved" });
+    if (!track) continue;
+    const facts = ctx.index.factsFor(key);
+    addInvalidation(effects, {
+      repo: track.repo,
+      pr: track.number,
+      reason: "lifecycle:guard-moved",
+      facets: facetsForGuardReason(why),
+      ...(facts ? { headSha: facts.headSha, branch: facts.headRefName } : {}),
+    });
+  }
+  // What the repository lists saw move (the PR walk lists only untracked PRs; the issues list
+  // lists every item that moved, tracked or not): dropped before the lists are vouched.
+  for (const item of guards.listed) {
+    addInvalidation(effects, {
+      repo: item.repo,
+      pr: item.number,
+      reason: "lifecycle:list-moved",
+      facets: facetsForGuardReason("pr-list"),
+      ...(item.branch ? { branch: item.branch } : {}),
+    });
   }
   const found: PrTarget[] = [];
   for (const { sessionId, number } of guards.detected) {

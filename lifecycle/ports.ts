@@ -42,6 +42,15 @@ export interface InvalidateTarget {
   /** Only that PR's cached answers; the whole repository's when absent (e.g. a new PR appeared). */
   readonly pr?: number;
   readonly reason: string;
+  /**
+   * Which facets of the PR moved (core, state, updated, head, checks, reviews, comments, threads,
+   * merge: docs/caching.md); every facet when absent. The broker drops only answers that read them.
+   */
+  readonly facets?: readonly string[];
+  /** The PR's head SHA, when checks moved: answers about that commit's checks go too. */
+  readonly headSha?: string;
+  /** The head branch: a new PR (no `pr`) or a state change moves that branch's PR lookup only. */
+  readonly branch?: string;
 }
 
 /** Nothing changed for this PR up to `at` that was not already invalidated. */
@@ -49,6 +58,16 @@ export interface VouchTarget {
   readonly repo: string;
   readonly pr: number;
   readonly at: number;
+}
+
+/** Nothing changed in a repository's PR list or issues list up to `at` that was not invalidated. */
+export interface ListVouchTarget {
+  readonly repo: string;
+  /** `pulls`: the PR list by updated_at; `issues`: the issues list (issues and PRs) by updated_at. */
+  readonly list: "pulls" | "issues";
+  readonly at: number;
+  /** The guard's first complete read: answers stored before it may predate a change it never saw. */
+  readonly since: number;
 }
 
 export interface LifecyclePorts {
@@ -70,6 +89,12 @@ export interface LifecyclePorts {
    * freshness. Optional: without it the cache keeps to its own freshness.
    */
   vouch?(targets: readonly VouchTarget[]): Promise<void>;
+  /**
+   * The same for whole lists: the repository's PR-list and issues-list guards saw nothing move up
+   * to `at` (every item they saw move was invalidated first). Optional; when present the lifecycle
+   * also runs the issues-list guard, so issue reads and PR lists have a free signal too.
+   */
+  vouchLists?(targets: readonly ListVouchTarget[]): Promise<void>;
   /**
    * When agents last read each of these PRs through the broker (epoch ms, null when not known),
    * in the same order. Optional: PRs agents read have their check guards kept at the active

@@ -5,6 +5,7 @@
  * the broker's cached answers for those PRs, and queue their re-read. Sessions without a PR are
  * queued for a lookup instead.
  */
+import { facetsForWebhook } from "./core/changed-facets.js";
 import { normalizeRepo } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import type { RefreshTarget } from "./core/webhook-signal.js";
@@ -43,7 +44,13 @@ export function applyRefreshTargets(
       const current = ctx.index.sessions.get(id)?.state;
       if (!current) continue;
       if (current.prNumber !== null) {
-        addInvalidation(effects, { repo: current.repo, pr: current.prNumber, reason });
+        addInvalidation(effects, {
+          repo: current.repo,
+          pr: current.prNumber,
+          reason,
+          facets: facetsForWebhook(target.reason),
+          ...(current.pr ? { headSha: current.pr.headSha, branch: current.pr.headRefName } : {}),
+        });
         queue.queuePr(current.repo, current.prNumber, "webhook");
       } else {
         queue.queueLookup(id);

@@ -56,6 +56,17 @@ export interface RepoTrack {
   confirmedAt: number | null;
   /** Newest updated_at seen in the PR list (GitHub's clock). */
   highWater: number | null;
+  /** Local ms of the first full PR-list read: cached lists stored before it are not vouched. */
+  pullsSince: number | null;
+  /** The PR-list vouch last sent. */
+  pullsVouchedAt: number | null;
+  /** The issues-list guard (issues and PRs by updated_at): its ETag, last read, confirmation, high-water mark. */
+  issuesEtag: string | undefined;
+  issuesCheckedAt: number | null;
+  issuesConfirmedAt: number | null;
+  issuesHighWater: number | null;
+  issuesSince: number | null;
+  issuesVouchedAt: number | null;
 }
 
 export interface SessionIndex {
@@ -113,6 +124,14 @@ export function createSessionIndex(): SessionIndex {
         lastCheckedAt: null,
         confirmedAt: null,
         highWater: null,
+        pullsSince: null,
+        pullsVouchedAt: null,
+        issuesEtag: undefined,
+        issuesCheckedAt: null,
+        issuesConfirmedAt: null,
+        issuesHighWater: null,
+        issuesSince: null,
+        issuesVouchedAt: null,
       };
       repos.set(repoKey, repo);
     }

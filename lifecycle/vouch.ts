@@ -17,7 +17,7 @@
  */
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { type LifecycleContext, unsettledKey } from "./lifecycle-context.js";
-import type { VouchTarget } from "./ports.js";
+import type { ListVouchTarget, VouchTarget } from "./ports.js";
 
 /** Repeats failed invalidations; those that succeed no longer hold their PRs back. */
 async function settle(ctx: LifecycleContext): Promise<void> {
@@ -51,6 +51,51 @@ export function vouchTargets(ctx: LifecycleContext, movedThisCycle: ReadonlySet<
   return targets;
 }
 
+/**
+ * Repository lists vouched for as of their guards' last confirmation (every item those guards saw
+ * move was invalidated before this runs); none for a repository with an unsettled invalidation.
+ */
+export function listVouchTargets(ctx: LifecycleContext): ListVouchTarget[] {
+  const blocked = new Set([...ctx.unsettled.values()].map((t) => normalizeRepo(t.repo)));
+  const targets: ListVouchTarget[] = [];
+  for (const repo of ctx.index.repos.values()) {
+    if (blocked.has(repo.key)) continue;
+    if (
+      repo.confirmedAt !== null &&
+      repo.pullsSince !== null &&
+      repo.confirmedAt > (repo.pullsVouchedAt ?? 0)
+    )
+      targets.push({ repo: repo.repo, list: "pulls", at: repo.confirmedAt, since: repo.pullsSince });
+    if (
+      repo.issuesConfirmedAt !== null &&
+      repo.issuesSince !== null &&
+      repo.issuesConfirmedAt > (repo.issuesVouchedAt ?? 0)
+    )
+      targets.push({ repo: repo.repo, list: "issues", at: repo.issuesConfirmedAt, since: repo.issuesSince });
+  }
+  return targets;
+}
+
+async function sendListVouches(ctx: LifecycleContext): Promise<void> {
+  const vouchLists = ctx.ports.vouchLists?.bind(ctx.ports);
+  if (!vouchLists) return;
+  const targets = listVouchTargets(ctx);
+  if (targets.length === 0) return;
+  try {
+    await vouchLists(targets);
+  } catch (error) {
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error, lists: targets.length }, "lifecycle: list vouch failed");
+    return;
+  }
+  for (const target of targets) {
+    const repo = ctx.index.repos.get(normalizeRepo(target.repo));
+    if (!repo) continue;
+    if (target.list === "pulls") repo.pullsVouchedAt = target.at;
+    else repo.issuesVouchedAt = target.at;
+  }
+}
+
 /** Learns which watched PRs agents have been reading (before the guards are planned). */
 export async function learnAgentReads(ctx: LifecycleContext): Promise<void> {
   const agentReads = ctx.ports.agentReads?.bind(ctx.ports);
@@ -73,9 +118,10 @@ export async function sendVouches(
   ctx: LifecycleContext,
   movedThisCycle: ReadonlySet<string>,
 ): Promise<number> {
+  if (ctx.unsettled.size > 0) await settle(ctx);
+  await sendListVouches(ctx);
   const vouch = ctx.ports.vouch?.bind(ctx.ports);
   if (!vouch) return 0;
-  if (ctx.unsettled.size > 0) await settle(ctx);
   const targets = vouchTargets(ctx, movedThisCycle);
   if (targets.length === 0) return 0;
   try {

@@ -6,7 +6,7 @@
  * everything. Bounded in bytes, least recently used first. An answer is only ever served from here
  * while fresh; anything else goes to Redis.
  */
-import type { Tag } from "./core/resource-tags.js";
+import type { Tag } from "./core/facets.js";
 
 /**
  * What this tier needs of an answer (response-cache.ts's CachedAnswer has it): declared here so the

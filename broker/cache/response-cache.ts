@@ -5,14 +5,17 @@
  *        use — long past freshness, because a stale entry still serves a revalidation (If-None-Match,
  *        free when GitHub answers 304) or a caller that accepts stale data while the budget is spent.
  *        Entries carry no Redis TTL: a sweep deletes unused ones, so p:bytes always matches what exists.
- * Tags   p:g:<tag>  generation counters. An entry records the generations of the tags it depends on
- *        as they were BEFORE its upstream request was sent; a write bumps them; so an answer that
- *        raced with a write is never taken for fresh.
- * Ids    p:id:<globalId> → JSON tags, p:ti:<tag> SET of ids: learned from answers so mutations that
- *        name a pull request by global id invalidate its number tag and its node(id:) queries.
- * Vouch  p:v:<tag>  the time (ms) up to which the lifecycle's guards saw nothing change for that
- *        PR (num: and its learned node: tags). Every change seen before that time was invalidated
- *        first, so an answer whose tags are current is good as of the vouch (cache-layer.ts).
+ * Tags   p:g:<tag>  generation counters of (object, facet) tags (core/facets.ts). An entry records
+ *        the generations of the tags it read as they were BEFORE its upstream request was sent; a
+ *        write bumps exactly the tags it changes; so an answer that raced with a write is never
+ *        taken for fresh.
+ * Ids    p:id:<globalId> → JSON [object], p:ti:<object> SET of ids: learned from answers so writes
+ *        that name a PR by global id move its facets and those of its node(id:) reads.
+ * Branch p:ob:<object> → head branch, p:bo:<branch tag> SET of objects: a state change moves that
+ *        branch's PR lookup only; a deleted branch moves its PRs.
+ * Vouch  p:v:<object>  the time (ms) up to which a free signal (the lifecycle's guards) saw nothing
+ *        change for that object (num: or node:). Every change seen before that time was
+ *        invalidated first, so an answer whose tags are current is good as of the vouch.
  * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
  *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
  *        guards at its active cadence, so their vouches stay recent.
@@ -26,7 +29,9 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
-import type { Tag } from "./core/resource-tags.js";
+import type { Tag } from "./core/facets.js";
+import type { LearnedAliases } from "./core/graphql-analysis.js";
+import type { Aliases, AliasRequest } from "./core/resolve-write.js";
 import { LocalAnswerCache } from "./local-answer-cache.js";
 
 export interface CachedAnswer {
@@ -115,10 +120,20 @@ export class ResponseCache {
     return createHash("sha256").update(key).digest("hex");
   }
 
-  async lookup(key: string, tags: readonly Tag[], vouchTags: readonly Tag[] = []): Promise<LookupResult> {
+  /**
+   * The stored answer, whether every tag it read is still at its generation, and as of when free
+   * signals vouch for it: for each group (one per tag it read) the newest vouch of any key in the
+   * group, and of those the oldest (0 when some group has none).
+   */
+  async lookup(
+    key: string,
+    tags: readonly Tag[],
+    vouchGroups: readonly (readonly string[])[] = [],
+  ): Promise<LookupResult> {
     const hashed = ResponseCache.hashKey(key);
     const pipeline = this.#redis.pipeline();
     pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
+    const vouchTags = [...new Set(vouchGroups.flat())];
     const keys = [...tags.map((t) => `${this.#p}:g:${t}`), ...vouchTags.map((t) => `${this.#p}:v:${t}`)];
     if (keys.length > 0) pipeline.mget(...keys);
     const results = (await pipeline.exec()) ?? [];
@@ -128,9 +143,16 @@ export class ResponseCache {
     tags.forEach((tag, i) => {
       generations[tag] = Number(values[i] ?? 0);
     });
-    const vouches = vouchTags.map((_, i) => Number(values[tags.length + i] ?? 0));
-    const vouchedAt = vouches.length > 0 ? Math.min(...vouches) : 0;
-    const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt };
+    const vouchValues = new Map(vouchTags.map((t, i) => [t, values[tags.length + i] ?? null]));
+    const vouchedAtFor = (storedAt: number) => {
+      const at = (t: string) => {
+        const [when = "0", since = "0"] = (vouchValues.get(t) ?? "0").split(":");
+        return storedAt >= Number(since) ? Number(when) : 0;
+      };
+      const vouches = vouchGroups.map((group) => Math.max(0, ...group.map(at)));
+      return vouches.length > 0 ? Math.min(...vouches) : 0;
+    };
+    const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt: 0 };
     if (!raw?.meta || !raw.body) return missing;
     let meta: Omit<CachedAnswer, "body">;
     try {
@@ -142,21 +164,29 @@ export class ResponseCache {
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
-    return { answer, tagsCurrent, generations, vouchedAt };
+    return { answer, tagsCurrent, generations, vouchedAt: vouchedAtFor(meta.storedAt) };
   }
 
   /**
    * Records that nothing changed for these tags (and the node tags learned for them) up to `at`.
    * The caller must have invalidated every change it saw before `at` first.
    */
-  async vouch(entries: readonly { readonly tag: Tag; readonly at: number }[]): Promise<void> {
+  async vouch(
+    entries: readonly { readonly tag: Tag; readonly at: number; readonly since?: number }[],
+  ): Promise<void> {
     if (entries.length === 0) return;
-    const idSets = await Promise.all(entries.map((e) => this.#redis.smembers(`${this.#p}:ti:${e.tag}`)));
+    const idSets = await Promise.all(
+      entries.map((e) =>
+        e.tag.startsWith("num:") ? this.#redis.smembers(`${this.#p}:ti:${e.tag}`) : Promise.resolve([]),
+      ),
+    );
     const pipeline = this.#redis.pipeline();
     const ttl = Math.max(60, this.#options.retainSeconds);
-    entries.forEach(({ tag, at }, i) => {
+    entries.forEach(({ tag, at, since }, i) => {
+      // "at" or "at:since": answers stored before `since` are not covered (the signal's first read).
+      const value = since ? `${Math.floor(at)}:${Math.floor(since)}` : String(Math.floor(at));
       for (const t of [tag, ...(idSets[i] ?? []).map((id) => `node:${id}`)]) {
-        pipeline.set(`${this.#p}:v:${t}`, String(Math.floor(at)), "EX", ttl);
+        pipeline.set(`${this.#p}:v:${t}`, value, "EX", ttl);
       }
     });
     await pipeline.exec();
@@ -202,77 +232,121 @@ export class ResponseCache {
     return refreshed;
   }
 
-  /** Bumps the generations of these tags, and of the node-id tags learned for them. */
+  /** Bumps the generations of exactly these tags (core/resolve-write.ts resolves them). */
   async invalidate(tags: readonly Tag[]): Promise<void> {
     if (tags.length === 0) return;
-    const idSets = await Promise.all(tags.map((t) => this.#redis.smembers(`${this.#p}:ti:${t}`)));
-    const all = new Set<Tag>(tags);
-    for (const ids of idSets) for (const id of ids) all.add(`node:${id}`);
+    const all = [...new Set(tags)];
     const pipeline = this.#redis.pipeline();
     for (const tag of all) pipeline.incr(`${this.#p}:g:${tag}`);
-    pipeline.publish(this.#invalidations, JSON.stringify([...all]));
-    this.#local.invalidate([...all]);
+    pipeline.publish(this.#invalidations, JSON.stringify(all));
+    this.#local.invalidate(all);
     await pipeline.exec();
+  }
+
+  /** The learned aliases a write's resolution needs (ids → objects → their ids and branch). */
+  async aliases(request: AliasRequest): Promise<Aliases> {
+    const idObjects = new Map<string, string>();
+    for (const [id, object] of await this.objectsForIds(request.ids)) idObjects.set(id, object);
+    const branchObjects = new Map<Tag, string[]>();
+    const branchSets = await Promise.all(
+      request.branches.map((b) => this.#redis.smembers(`${this.#p}:bo:${b}`)),
+    );
+    request.branches.forEach((b, i) => {
+      branchObjects.set(b, branchSets[i] ?? []);
+    });
+    const objects = [
+      ...new Set([
+        ...request.objects,
+        ...[...idObjects.values()].filter((o) => o.startsWith("num:")),
+        ...branchSets.flat(),
+      ]),
+    ];
+    const objectIds = new Map<string, string[]>();
+    const objectBranch = new Map<string, string>();
+    if (objects.length > 0) {
+      const pipeline = this.#redis.pipeline();
+      for (const o of objects) pipeline.smembers(`${this.#p}:ti:${o}`);
+      pipeline.mget(...objects.map((o) => `${this.#p}:ob:${o}`));
+      const results = (await pipeline.exec()) ?? [];
+      objects.forEach((o, i) => {
+        objectIds.set(o, (results[i]?.[1] as string[] | undefined) ?? []);
+      });
+      const branches = (results[objects.length]?.[1] as (string | null)[] | undefined) ?? [];
+      objects.forEach((o, i) => {
+        const branch = branches[i];
+        if (branch) objectBranch.set(o, branch);
+      });
+    }
+    return { idObjects, objectIds, objectBranch, branchObjects };
   }
 
   /**
-   * Notes that an agent read data a vouch covers (these tags) past its plain freshness. Node tags
-   * are traced back to their PR through the learned ids. Throttled per tag; never fails a read.
+   * Notes that an agent read data a vouch covers (these objects) past its plain freshness. Node
+   * objects are traced back to their PR through the learned ids. Throttled per object.
    */
-  async noteAgentRead(vouchTags: readonly Tag[], everyMs: number): Promise<void> {
+  async noteAgentRead(vouchObjects: readonly string[], everyMs: number): Promise<void> {
     const now = this.#now();
-    const due = vouchTags.filter((tag) => (this.#lastReadMark.get(tag) ?? 0) <= now - everyMs);
+    const due = vouchObjects.filter((o) => (this.#lastReadMark.get(o) ?? 0) <= now - everyMs);
     if (due.length === 0) return;
-    for (const tag of due) this.#lastReadMark.set(tag, now);
+    for (const o of due) this.#lastReadMark.set(o, now);
     if (this.#lastReadMark.size > 50_000) this.#lastReadMark = new Map();
-    const ids = due.filter((t) => t.startsWith("node:")).map((t) => t.slice("node:".length));
-    const prTags = new Set(due.filter((t) => t.startsWith("num:")));
-    for (const tag of await this.tagsForIds(ids)) if (tag.startsWith("num:")) prTags.add(tag);
-    if (prTags.size === 0) return;
+    const ids = due.filter((o) => o.startsWith("node:")).map((o) => o.slice("node:".length));
+    const prObjects = new Set(due.filter((o) => o.startsWith("num:")));
+    for (const object of (await this.objectsForIds(ids)).values())
+      if (object.startsWith("num:")) prObjects.add(object);
+    if (prObjects.size === 0) return;
     const pipeline = this.#redis.pipeline();
     const ttl = Math.max(60, this.#options.retainSeconds);
-    for (const tag of prTags) pipeline.set(`${this.#p}:rd:${tag}`, String(now), "EX", ttl);
+    for (const o of prObjects) pipeline.set(`${this.#p}:rd:${o}`, String(now), "EX", ttl);
     await pipeline.exec();
   }
 
-  /** When agents last read each PR tag (0 when not known), in order. */
-  async agentReads(prTags: readonly Tag[]): Promise<number[]> {
-    if (prTags.length === 0) return [];
-    const values = await this.#redis.mget(...prTags.map((t) => `${this.#p}:rd:${t}`));
+  /** When agents last read each PR object (0 when not known), in order. */
+  async agentReads(prObjects: readonly string[]): Promise<number[]> {
+    if (prObjects.length === 0) return [];
+    const values = await this.#redis.mget(...prObjects.map((o) => `${this.#p}:rd:${o}`));
     return values.map((v) => Number(v ?? 0));
   }
 
-  /** Records global ids seen in answers (id → the tags a write to it must bump). */
-  async learnIds(learned: ReadonlyMap<string, readonly Tag[]>): Promise<void> {
-    if (learned.size === 0) return;
+  /** Records global ids and head branches seen in answers. */
+  async learnIds(learned: LearnedAliases): Promise<void> {
+    if (learned.ids.size === 0 && learned.branches.size === 0) return;
     const pipeline = this.#redis.pipeline();
-    for (const [id, tags] of learned) {
-      pipeline.set(`${this.#p}:id:${id}`, JSON.stringify(tags), "EX", this.#options.retainSeconds * 24);
-      for (const tag of tags) {
-        pipeline.sadd(`${this.#p}:ti:${tag}`, id);
-        pipeline.expire(`${this.#p}:ti:${tag}`, this.#options.retainSeconds * 24);
-      }
+    const ttl = this.#options.retainSeconds * 24;
+    for (const [id, object] of learned.ids) {
+      pipeline.set(`${this.#p}:id:${id}`, JSON.stringify([object]), "EX", ttl);
+      pipeline.sadd(`${this.#p}:ti:${object}`, id);
+      pipeline.expire(`${this.#p}:ti:${object}`, ttl);
+    }
+    for (const [object, branch] of learned.branches) {
+      const repo = /^num:([^#]+)#/.exec(object)?.[1];
+      if (!repo) continue;
+      const branchKey = `${this.#p}:bo:branch:${repo}:${branch}`;
+      pipeline.set(`${this.#p}:ob:${object}`, branch, "EX", ttl);
+      pipeline.sadd(branchKey, object);
+      pipeline.expire(branchKey, ttl);
     }
     await pipeline.exec();
   }
 
-  /** Tags for global ids a mutation names; unknown ids are returned as node tags only. */
-  async tagsForIds(ids: readonly string[]): Promise<Tag[]> {
-    if (ids.length === 0) return [];
+  /** The objects (`num:o/r#n`, `repo:o/r`) learned for global ids; unknown ids are left out. */
+  async objectsForIds(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
     const values = await this.#redis.mget(...ids.map((id) => `${this.#p}:id:${id}`));
-    const tags = new Set<Tag>();
     ids.forEach((id, i) => {
-      tags.add(`node:${id}`);
       const value = values[i];
-      if (value) {
-        try {
-          for (const t of JSON.parse(value) as Tag[]) tags.add(t);
-        } catch {
-          // ignore a corrupt mapping; the node tag alone still invalidates direct node reads
-        }
+      if (!value) return;
+      try {
+        const object = (JSON.parse(value) as string[]).find(
+          (t) => t.startsWith("num:") || t.startsWith("repo:"),
+        );
+        if (object) out.set(id, object);
+      } catch {
+        // a corrupt mapping: the id stays unknown, and a write naming it moves all its node facets
       }
     });
-    return [...tags];
+    return out;
   }
 
   async stats(): Promise<CacheStats> {

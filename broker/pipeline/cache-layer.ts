@@ -4,9 +4,9 @@
  * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
  * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
- *   GraphQL about watched PRs, vouched for        → HIT: the lifecycle's guards (free 304s) saw
- *     within guardedFreshMs                          nothing change since, and would have bumped
- *                                                    the tags if they had
+ *   vouched for within guardedFreshMs (GraphQL    → HIT: free signals (the lifecycle's guards,
+ *     or REST about watched PRs, a repository's      304s) saw nothing change since, and would
+ *     lists and issues)                              have bumped the tags if they had
  *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
  *   stale otherwise                               → MISS through the rest of the pipeline
  *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
@@ -15,11 +15,13 @@
  * Only 2xx answers are stored, and GraphQL answers carrying `errors` are not ("errors are never
  * cached"). Generations are captured before the upstream call, so an answer that raced with a
  * write is stored as already stale.
- * Writes: after a successful write, the tags it touches are bumped (and the tags behind any global
- * ids a mutation names), so every broker's next read of that PR goes upstream.
+ * Writes: after a successful write, exactly the (object, facet) tags it changes are bumped (through
+ * the global ids and head branches learned from earlier answers), so every broker's next read of
+ * what moved goes upstream and nothing else does (docs/caching.md).
  */
 import type { Logger } from "../../common/index.js";
 import { learnIds } from "../cache/core/graphql-analysis.js";
+import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
 import type { CachedAnswer, ResponseCache } from "../cache/response-cache.js";
 import { storableHeaders } from "./http-headers.js";
 import { BudgetWouldWait } from "./ports.js";
@@ -95,12 +97,14 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
   return (next) => async (request) => {
     const c = request.classification;
 
-    if (c.writes.length > 0 || c.writeNodeIds.length > 0) {
+    if (c.writeEffect) {
+      const effect = c.writeEffect;
       const response = await next(request);
       if (response.status < 400) {
         try {
-          const tags = [...c.writes, ...(await cache.tagsForIds(c.writeNodeIds))];
-          await cache.invalidate(tags);
+          // Exactly the (object, facet) pairs the write changed (core/resolve-write.ts).
+          const aliases = await cache.aliases(aliasesNeeded(effect));
+          await cache.invalidate([...c.writes, ...resolveWrite(effect, aliases)]);
         } catch (error) {
           logger.warn({ err: error, requestId: request.id }, "cache invalidation after a write failed");
         }
@@ -114,7 +118,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
 
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
-      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchTags);
+      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchGroups ?? []);
     } catch (error) {
       // The cache is an optimisation: without Redis the request still goes upstream.
       logger.warn({ err: error, requestId: request.id }, "cache lookup failed; going upstream");

@@ -5,9 +5,10 @@
  */
 
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
+import { type Tag, vouchGroups } from "../cache/core/facets.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
-import { restTags, type Tag, vouchableTags } from "../cache/core/resource-tags.js";
+import { restReadTags, restWriteEffect, type WriteEffect } from "../cache/core/rest-facets.js";
 import type { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import type { GraphQLPayload } from "./graphql-payload.js";
 
@@ -39,13 +40,21 @@ export interface RequestClass {
   readonly reads: readonly Tag[];
   readonly writes: readonly Tag[];
   readonly writeNodeIds: readonly string[];
+  /** What a write changes in the facet model; the cache layer resolves it to tags after success. */
+  readonly writeEffect?: WriteEffect | undefined;
   readonly freshMs: number;
   /**
    * How long past `freshMs` the answer stays good while the lifecycle vouches for every tag in
    * `vouchTags` (its guards saw nothing change since): staleness is then bounded by the vouch's age.
+   * vouchTags name objects (`num:o/r#n`, `node:<id>`), not facet tags.
    */
   readonly guardedFreshMs: number;
   readonly vouchTags: readonly Tag[];
+  /**
+   * For each tag the answer read, the vouch keys any one of which covers it (core/facets.ts
+   * vouchGroups); vouchTags is their flat list. Absent: the answer cannot be vouched for.
+   */
+  readonly vouchGroups?: readonly (readonly string[])[] | undefined;
   /** Primary points (GraphQL) or requests (REST) GitHub will probably charge. */
   readonly estimatedCost: number;
   /** Costs nothing at GitHub (GET /rate_limit). */
@@ -67,6 +76,13 @@ const CREATING_MUTATION =
   /^(create|add)(PullRequest|Issue|Comment|Discussion|DiscussionComment|PullRequestReview|PullRequestReviewComment|PullRequestReviewThread|Reaction)?/;
 const CREATING_REST =
   /\/(issues|pulls|comments|reviews|releases|discussions)(\/\d+\/(comments|reviews|replies))?\/?$/;
+
+/**
+ * Answers that read only immutable facts (a PR's number, id and headRefName; a workflow
+ * definition; a finished log) or static repository information: no motion changes them, only a
+ * write through the broker (which moves `repo:`), so they are kept long rather than re-asked.
+ */
+const IMMUTABLE_FRESH_MS = 300_000;
 
 const VARYING_HEADERS = [
   "accept",
@@ -128,6 +144,7 @@ export function classifyRequest(
         cacheKey: "",
         writes: analysis.writes,
         writeNodeIds: analysis.writeNodeIds,
+        writeEffect: analysis.writeEffect,
         contentCreation: analysis.rootFields.some(
           (f) => CREATING_MUTATION.test(f) && !/Label|Assignee|Reviewer|Star/.test(f),
         ),
@@ -137,8 +154,14 @@ export function classifyRequest(
         repo,
       };
     }
-    const freshMs = analysis.introspection ? 3600_000 : policy.graphqlFreshMs[analysis.dataClass];
-    const vouchTags = analysis.introspection ? undefined : vouchableTags(analysis.reads);
+    const immutable = analysis.namesObjects && analysis.reads.every((t) => t.startsWith("repo:"));
+    const freshMs = analysis.introspection
+      ? 3600_000
+      : immutable
+        ? Math.max(IMMUTABLE_FRESH_MS, policy.graphqlFreshMs[analysis.dataClass])
+        : policy.graphqlFreshMs[analysis.dataClass];
+    const groups = analysis.introspection ? undefined : vouchGroups(analysis.reads);
+    const vouchTags = groups ? [...new Set(groups.flat())] : undefined;
     return {
       ...base,
       kind: "graphql-query",
@@ -149,31 +172,40 @@ export function classifyRequest(
       freshMs,
       guardedFreshMs: vouchTags ? Math.max(policy.guardedFreshMs ?? 0, freshMs) : 0,
       vouchTags: vouchTags ?? [],
+      vouchGroups: groups,
       estimatedCost: analysis.cost.cost,
       graphql: analysis,
       repo,
     };
   }
   const resource = restResourceForPath(input.path);
-  const tags = restTags(input.path);
+  const read = input.method === "GET" || input.method === "HEAD";
+  const reads = read ? restReadTags(input.path) : [];
+  const restGroups = read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads) : undefined;
   const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
   const repo = match
     ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
     : undefined;
-  const read = input.method === "GET" || input.method === "HEAD";
   const free = isFreeRestPath(input.path);
   return {
     kind: read ? "rest-read" : "rest-write",
     resource,
     cacheable: read && !free,
     cacheKey: read ? `R\u0000${input.method} ${input.path}\u0000${headerKey(input.headers)}` : "",
-    reads: read ? tags.reads : [],
-    writes: read ? [] : tags.writes,
+    reads,
+    writes: [],
     writeNodeIds: [],
-    freshMs: read ? policy.restFreshMs : 0,
-    // REST reads revalidate for free (a 304 costs nothing), so they need no vouch.
-    guardedFreshMs: 0,
-    vouchTags: [],
+    ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path) }),
+    freshMs: read
+      ? reads.length === 0 && input.path.startsWith("/repos/")
+        ? Math.max(IMMUTABLE_FRESH_MS, policy.restFreshMs)
+        : policy.restFreshMs
+      : 0,
+    // Vouched like GraphQL answers: a revalidation is free on the primary budget but not on the
+    // secondary limits, and waits a round trip; a free signal that saw nothing move is enough.
+    guardedFreshMs: restGroups ? Math.max(policy.guardedFreshMs ?? 0, policy.restFreshMs) : 0,
+    vouchTags: restGroups ? [...new Set(restGroups.flat())] : [],
+    vouchGroups: restGroups,
     estimatedCost: free ? 0 : 1,
     free,
     contentCreation: input.method === "POST" && CREATING_REST.test(input.path.split("?")[0] ?? ""),

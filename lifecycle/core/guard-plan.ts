@@ -22,6 +22,8 @@ export interface RepoGuardState {
   readonly repo: string;
   readonly etag: string | undefined;
   readonly lastCheckedAt: number | null;
+  /** Present when the issues-list guard runs for this repository. */
+  readonly issues?: { readonly etag: string | undefined; readonly lastCheckedAt: number | null };
 }
 
 export interface PrGuardState {
@@ -40,7 +42,7 @@ export interface PrGuardState {
   readonly readByAgentsAt?: number | null;
 }
 
-export type GuardKind = "repo-prs" | "check-runs" | "commit-status" | "review-comments";
+export type GuardKind = "repo-prs" | "repo-issues" | "check-runs" | "commit-status" | "review-comments";
 
 export interface GuardRequest {
   readonly kind: GuardKind;
@@ -70,6 +72,20 @@ export interface GuardPlanInput {
   /** Budget stretch for every interval (≥ 1). */
   readonly stretch: number;
   readonly maxRequests: number;
+  /**
+   * The poll loop's period. A guard is due once `interval − cycle/2` has passed: the loop runs at
+   * a fixed rate and reads its guards a few ms after each start, so `elapsed ≥ interval` would
+   * make a guard whose interval equals the period due only every other cycle (vouches twice as
+   * old as planned). @defaultValue 0 (due at the interval exactly)
+   */
+  readonly cycleMs?: number;
+}
+
+/** The issues list (GitHub lists PRs there too) newest-updated first: any issue or PR change moves it. */
+export function repoIssuesPath(repo: string, pageSize: number): string {
+  const ref = parseRepo(repo);
+  if (!ref) throw new TypeError(`not an owner/name repository: ${JSON.stringify(repo)}`);
+  return `/repos/${ref.owner}/${ref.name}/issues?state=all&sort=updated&direction=desc&per_page=${pageSize}`;
 }
 
 export function repoPullsPath(repo: string, pageSize: number, page = 1): string {
@@ -97,10 +113,12 @@ export function reviewCommentsPath(repo: string, number: number): string {
   return `${prefix(repo)}/pulls/${number}/comments?sort=updated&direction=desc&per_page=1`;
 }
 
-function urgency(last: number | null, interval: number, now: number): number | undefined {
+function urgency(last: number | null, interval: number, now: number, cycleMs = 0): number | undefined {
   if (last === null) return Number.POSITIVE_INFINITY;
-  const ratio = (now - last) / Math.max(1, interval);
-  return ratio >= 1 ? ratio : undefined;
+  const elapsed = now - last;
+  // Half a cycle early, never more than half the interval early.
+  const slack = Math.min(cycleMs / 2, interval / 2);
+  return elapsed >= interval - slack ? elapsed / Math.max(1, interval) : undefined;
 }
 
 function withEtag(request: Omit<GuardRequest, "etag">, etag: string | undefined): GuardRequest {
@@ -112,24 +130,39 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
   const repoGuards: GuardRequest[] = [];
   const prGuards: GuardRequest[] = [];
   for (const repo of input.repos) {
-    const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now);
-    if (u === undefined) continue;
+    const u = urgency(repo.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
+    if (u !== undefined) {
+      repoGuards.push(
+        withEtag(
+          {
+            kind: "repo-prs",
+            repo: repo.repo,
+            path: repoPullsPath(repo.repo, options.repoPageSize),
+            urgency: u,
+          },
+          repo.etag,
+        ),
+      );
+    }
+    if (!repo.issues) continue;
+    const ui = urgency(repo.issues.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
+    if (ui === undefined) continue;
     repoGuards.push(
       withEtag(
         {
-          kind: "repo-prs",
+          kind: "repo-issues",
           repo: repo.repo,
-          path: repoPullsPath(repo.repo, options.repoPageSize),
-          urgency: u,
+          path: repoIssuesPath(repo.repo, options.repoPageSize),
+          urgency: ui,
         },
-        repo.etag,
+        repo.issues.etag,
       ),
     );
   }
   for (const pr of input.prs) {
     if (!pr.open || pr.headSha === null) continue;
     const interval = prPollInterval(pr, now, options) * stretch;
-    const checksDue = urgency(pr.lastChecksAt, interval, now);
+    const checksDue = urgency(pr.lastChecksAt, interval, now, input.cycleMs);
     if (checksDue !== undefined) {
       const base = {
         repo: pr.repo,
@@ -151,7 +184,7 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
       }
     }
     if (options.commentsIntervalMs <= 0) continue;
-    const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now);
+    const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now, input.cycleMs);
     if (commentsDue !== undefined) {
       prGuards.push(
         withEtag(

@@ -27,7 +27,21 @@ import {
   type QueryCost,
   selectOperation,
 } from "../../../github/index.js";
-import { listTag, nodeTag, numberTag, repoTag, type Tag } from "./resource-tags.js";
+import {
+  branchesTag,
+  branchTag,
+  type Facet,
+  facetTag,
+  type ListKind,
+  listFacetTag,
+  listTag,
+  nodeFacetTag,
+  objectKey,
+  repoTag,
+  type Tag,
+} from "./facets.js";
+import { connectionMemberFacets, mutationEffect, selectionFacets } from "./graphql-facets.js";
+import { NO_WRITE, type WriteEffect } from "./rest-facets.js";
 
 export type DataClass = "checks" | "pullRequest" | "issue" | "other";
 
@@ -45,10 +59,14 @@ export interface GraphQLAnalysis {
   readonly writes: readonly Tag[];
   /** Global ids a mutation names in its input; the caller maps them to tags. */
   readonly writeNodeIds: readonly string[];
+  /** What a mutation changes, in the facet model (resolved against learned aliases by the cache). */
+  readonly writeEffect: WriteEffect;
   readonly introspection: boolean;
   readonly selectsRateLimit: boolean;
   /** Names of the operation's root fields (for a mutation: which mutations it runs). */
   readonly rootFields: readonly string[];
+  /** Names a PR, issue or node (by number or id): with no facet tags, it read only immutable facts. */
+  readonly namesObjects: boolean;
   /** Canonical text + variables + operation name: equal for requests GitHub would answer equally. */
   readonly canonicalKey: string;
 }
@@ -65,8 +83,9 @@ const CHECK_FIELDS = new Set([
   "checkSuite",
   "status",
 ]);
-const PR_FIELDS = new Set(["pullRequest", "pullRequests", "issueOrPullRequest", "search"]);
-const ISSUE_FIELDS = new Set(["issue", "issues"]);
+const PR_FIELDS = new Set(["pullRequest", "pullRequests", "search"]);
+// issueOrPullRequest is how gh reads issues (`gh issue view`): issue freshness, not PR freshness.
+const ISSUE_FIELDS = new Set(["issue", "issues", "issueOrPullRequest"]);
 
 /** Deterministic JSON: object keys sorted, so equal variables give equal keys. */
 export function stableStringify(value: unknown): string {
@@ -85,6 +104,10 @@ interface Walk {
   readonly writes: Set<Tag>;
   readonly ids: Set<string>;
   readonly fieldNames: Set<string>;
+  /** Numbered objects a mutation's selection names by owner/name/number. */
+  readonly objects: Set<string>;
+  /** createPullRequest / createIssue inputs: repositoryId and head branch. */
+  readonly created: { repositoryId: string; kind: ListKind; branch?: string }[];
   introspection: boolean;
   rateLimit: boolean;
 }
@@ -137,17 +160,51 @@ function walkSelections(
       (name === "pullRequest" || name === "issue" || name === "issueOrPullRequest") &&
       a.number != null
     ) {
-      w.reads.add(numberTag(repo.owner, repo.name, String(a.number)));
+      const object = objectKey(repo.owner, repo.name, String(a.number));
+      w.objects.add(object);
+      for (const facet of selectionFacets(selection.selectionSet, w.fragments))
+        w.reads.add(facetTag(object, facet));
     } else if (repo && (name === "pullRequests" || name === "issues")) {
-      w.reads.add(listTag(repo.owner, repo.name));
+      const kind: ListKind = name === "pullRequests" ? "pulls" : "issues";
+      const { facets } = connectionMemberFacets(selection.selectionSet, w.fragments);
+      const branch = kind === "pulls" && typeof a.headRefName === "string" ? a.headRefName : undefined;
+      if (branch !== undefined) {
+        // A branch lookup: which PRs that head has, and their states, move with that branch only.
+        w.reads.add(branchTag(repo.owner, repo.name, branch));
+        w.reads.add(branchesTag(repo.owner, repo.name));
+        facets.delete("state");
+      } else w.reads.add(listTag(repo.owner, repo.name, kind));
+      for (const facet of facets) w.reads.add(listFacetTag(repo.owner, repo.name, kind, facet));
     } else if (depth === 0 && name === "node" && typeof a.id === "string") {
-      w.reads.add(nodeTag(a.id));
+      w.objects.add(`node:${a.id}`);
+      for (const facet of nodeFacets(selection, w)) w.reads.add(nodeFacetTag(a.id, facet));
     } else if (depth === 0 && name === "nodes" && Array.isArray(a.ids)) {
-      for (const id of a.ids) if (typeof id === "string") w.reads.add(nodeTag(id));
+      const facets = nodeFacets(selection, w);
+      for (const id of a.ids)
+        if (typeof id === "string") for (const facet of facets) w.reads.add(nodeFacetTag(id, facet));
+    }
+    if (depth === 0 && (name === "createPullRequest" || name === "createIssue")) {
+      const input = a.input as Record<string, unknown> | undefined;
+      if (input && typeof input.repositoryId === "string") {
+        w.created.push({
+          repositoryId: input.repositoryId,
+          kind: name === "createPullRequest" ? "pulls" : "issues",
+          ...(typeof input.headRefName === "string"
+            ? { branch: input.headRefName.replace(/^[^:]+:/, "") }
+            : {}),
+        });
+      }
     }
     if (depth === 0 && a.input !== undefined) collectIds(a.input, w.ids);
     if (selection.selectionSet) walkSelections(w, selection.selectionSet, nextRepo, depth + 1, visited);
   }
+}
+
+/** Facets a node(id:) selection reads; a node of unknown type counts as every facet it may show. */
+function nodeFacets(selection: FieldNode, w: Walk): Set<Facet> {
+  const facets = selectionFacets(selection.selectionSet, w.fragments);
+  // A node read of nothing but its id and type still names the object; it changes with nothing.
+  return facets;
 }
 
 function dataClassOf(fieldNames: ReadonlySet<string>): DataClass {
@@ -197,18 +254,35 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     writes: new Set(),
     ids: new Set(),
     fieldNames: new Set(),
+    objects: new Set(),
+    created: [],
     introspection: false,
     rateLimit: false,
   };
   walkSelections(w, operation.selectionSet, undefined, 0, new Set());
+  let writeEffect: WriteEffect = NO_WRITE;
   if (operation.operation === "mutation") {
-    // A mutation's own repository/number arguments name what it changes, and every list in that repo.
-    for (const tag of w.reads) {
-      if (tag.startsWith("num:")) {
-        w.writes.add(tag);
-        w.writes.add(`list:${tag.slice(4).split("#")[0]}`);
-      }
-    }
+    const roots = operation.selectionSet.selections.flatMap((sel) =>
+      sel.kind === Kind.FIELD ? [sel.name.value] : [],
+    );
+    const facets = new Set<Facet>();
+    for (const root of roots) for (const f of mutationEffect(root).facets) facets.add(f);
+    // Ids in the input name the objects changed (ids of labels, users, etc. resolve to nothing
+    // learned and cost only their own node tags).
+    const changed = [...facets];
+    const created = w.created[0];
+    writeEffect = {
+      tags: [],
+      objects: [...w.objects]
+        .filter((o) => o.startsWith("num:"))
+        .map((object) => ({ object, facets: changed })),
+      nodeIds:
+        changed.length > 0
+          ? [...w.ids].filter((id) => id !== created?.repositoryId).map((id) => ({ id, facets: changed }))
+          : [],
+      branches: [],
+      ...(created ? { createdIn: created } : {}),
+    };
   }
   const cost = computeQueryCost({
     schema: input.schema,
@@ -227,7 +301,9 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     reads: operation.operation === "query" ? [...w.reads] : [],
     writes: [...w.writes],
     writeNodeIds: operation.operation === "mutation" ? [...w.ids] : [],
+    writeEffect,
     introspection: w.introspection,
+    namesObjects: w.objects.size > 0,
     selectsRateLimit: w.rateLimit,
     rootFields: operation.selectionSet.selections.flatMap((s) =>
       s.kind === Kind.FIELD ? [s.name.value] : [],
@@ -236,15 +312,20 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
   };
 }
 
+export interface LearnedAliases {
+  /** Global id → `num:o/r#n` (a PR or issue) or `repo:o/r`. */
+  readonly ids: Map<string, string>;
+  /** `num:o/r#n` → its head branch (PRs whose answer showed headRefName). */
+  readonly branches: Map<string, string>;
+}
+
 /**
- * From an answer, the global ids it reveals for numbered objects and repositories, so later
- * mutations naming those ids (pullRequestId, subjectId, repositoryId) invalidate the right tags.
+ * From an answer, the global ids it reveals for numbered objects and repositories, and the head
+ * branch of PRs, so later writes naming those ids (pullRequestId, subjectId, repositoryId) or that
+ * branch move exactly the tags of that object.
  */
-export function learnIds(
-  data: unknown,
-  repo: { owner: string; name: string } | undefined,
-): Map<string, Tag[]> {
-  const learned = new Map<string, Tag[]>();
+export function learnIds(data: unknown, repo: { owner: string; name: string } | undefined): LearnedAliases {
+  const learned: LearnedAliases = { ids: new Map(), branches: new Map() };
   if (!repo) return learned;
   const visit = (value: unknown, parentKey: string, depth: number) => {
     if (depth > 12 || value === null || typeof value !== "object") return;
@@ -253,15 +334,15 @@ export function learnIds(
       return;
     }
     const record = value as Record<string, unknown>;
-    if (typeof record.id === "string") {
-      if (typeof record.number === "number") {
-        learned.set(record.id, [
-          numberTag(repo.owner, repo.name, record.number),
-          listTag(repo.owner, repo.name),
-        ]);
-      } else if (parentKey === "repository") {
-        learned.set(record.id, [repoTag(repo.owner, repo.name), listTag(repo.owner, repo.name)]);
-      }
+    if (
+      typeof record.number === "number" &&
+      (typeof record.id === "string" || typeof record.headRefName === "string")
+    ) {
+      const object = objectKey(repo.owner, repo.name, record.number);
+      if (typeof record.id === "string") learned.ids.set(record.id, object);
+      if (typeof record.headRefName === "string") learned.branches.set(object, record.headRefName);
+    } else if (typeof record.id === "string" && parentKey === "repository") {
+      learned.ids.set(record.id, repoTag(repo.owner, repo.name));
     }
     for (const [k, v] of Object.entries(record)) visit(v, k, depth + 1);
   };

@@ -33,6 +33,7 @@ describe("gateway", () => {
       body: { data: { repository: { pullRequest: { number: 1, title: "Add widgets", state: "OPEN" } } } },
     });
     upstream.set("POST /repos/acme/widgets/issues/1/comments", { status: 201, body: { id: 9, body: "hi" } });
+    upstream.set("PATCH /repos/acme/widgets/pulls/1", { status: 200, body: { number: 1, title: "New" } });
     stack = await startGatewayStack({
       redisUrl: redis.url,
       prefix: redis.prefix(),
@@ -142,7 +143,7 @@ describe("gateway", () => {
   });
 
   describe("when a session writes to a pull request", () => {
-    it("invalidates cached reads of that pull request, REST and GraphQL", async () => {
+    it("invalidates the cached reads that show what the write changed, REST and GraphQL, and no others", async () => {
       const gql = JSON.stringify({
         query: PR_VIEW,
         variables: { owner: "acme", repo: "widgets", pr_number: 1 },
@@ -165,9 +166,20 @@ describe("gateway", () => {
         body: '{"body":"hi"}',
       });
       expect(write.status).toBe(201);
+      // pulls/1 shows the comment count; the GraphQL answer (number, title, state) shows nothing
+      // a comment changes, so it stays served.
       expect(
         (await rawRequest(stack.port, { path: PR1, headers: auth() })).headers["x-ao-broker-cache"],
       ).not.toBe("HIT");
+      expect((await rawRequest(stack.port, post)).headers["x-ao-broker-cache"]).toBe("HIT");
+      expect(upstream.count("/graphql")).toBe(1);
+      const edit = await rawRequest(stack.port, {
+        method: "PATCH",
+        path: PR1,
+        headers: auth(),
+        body: '{"title":"New"}',
+      });
+      expect(edit.status).toBe(200);
       expect((await rawRequest(stack.port, post)).headers["x-ao-broker-cache"]).toBe("MISS");
       expect(upstream.count("/graphql")).toBe(2);
     });

@@ -75,6 +75,77 @@ describe("guard planning", () => {
     ]);
   });
 
+  it("makes a guard whose interval equals the cycle period due every cycle, read a few ms late", () => {
+    const running = pr({ ciStatus: "pending" });
+    const checks = (now: number, cycleMs?: number) =>
+      planGuards({
+        repos: [{ repo: "acme/widgets", etag: 'W/"r"', lastCheckedAt: T0 }],
+        prs: [running],
+        now,
+        options: OPTIONS,
+        stretch: 1,
+        maxRequests: 1_000,
+        ...(cycleMs !== undefined ? { cycleMs } : {}),
+      }).map((g) => g.kind);
+    // The previous cycle read the guards 8 ms after its start; this one starts 10 s after that start.
+    expect(checks(T0 + 9_992)).toEqual([]);
+    expect(checks(T0 + 9_992, 10_000)).toEqual(["repo-prs", "check-runs"]);
+    // Never earlier than half a cycle before the interval.
+    expect(checks(T0 + 4_999, 10_000)).toEqual([]);
+    // A slow guard (60 s) on a 10 s loop is due from 55 s on, not at 50 s.
+    const quiet = (now: number) =>
+      planGuards({
+        repos: [],
+        prs: [pr()],
+        now,
+        options: OPTIONS,
+        stretch: 1,
+        maxRequests: 1_000,
+        cycleMs: 10_000,
+      }).filter((g) => g.kind === "check-runs");
+    expect(quiet(T0 + 54_999)).toHaveLength(0);
+    expect(quiet(T0 + 55_000)).toHaveLength(1);
+  });
+
+  it("plans the issues-list guard (issues and PRs by update) beside the PR list when asked, with its own ETag", () => {
+    const guards = planGuards({
+      repos: [
+        {
+          repo: "acme/widgets",
+          etag: 'W/"r"',
+          lastCheckedAt: T0,
+          issues: { etag: 'W/"i"', lastCheckedAt: T0 + 5_000 },
+        },
+      ],
+      prs: [],
+      now: T0 + 10_000,
+      options: OPTIONS,
+      stretch: 1,
+      maxRequests: 1_000,
+    });
+    // The PR list is due; the issues list, read 5 s later, is not yet (no cycle slack given).
+    expect(guards.map((g) => g.kind)).toEqual(["repo-prs"]);
+    const later = planGuards({
+      repos: [
+        {
+          repo: "acme/widgets",
+          etag: 'W/"r"',
+          lastCheckedAt: T0,
+          issues: { etag: 'W/"i"', lastCheckedAt: T0 },
+        },
+      ],
+      prs: [],
+      now: T0 + 10_000,
+      options: OPTIONS,
+      stretch: 1,
+      maxRequests: 1_000,
+    });
+    expect(later.find((g) => g.kind === "repo-issues")).toMatchObject({
+      path: "/repos/acme/widgets/issues?state=all&sort=updated&direction=desc&per_page=20",
+      etag: 'W/"i"',
+    });
+  });
+
   it("adds the combined status only for PRs that have status contexts", () => {
     const now = T0 + 120_000;
     expect(plan([pr()], now).map((g) => g.kind)).toEqual(["repo-prs", "check-runs"]);

@@ -93,6 +93,12 @@ describe("lifecycle service", () => {
           .sort(),
       ).toEqual(["s17", "s3", "s42"]);
       expect(gh.invalidations.map((i) => i.pr).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(failed);
+      // Only the facets the checks move (checks, and the rollup-derived mergeability), with the head.
+      for (const i of gh.invalidations) {
+        expect(i.facets).toContain("checks");
+        expect(i.facets).not.toContain("comments");
+        expect(i.headSha).toEqual(expect.any(String));
+      }
       expect(eventsOf(gh, "ci-failed")[0]?.pr).toMatchObject({ ciStatus: "failing", mergeable: false });
 
       gh.resetCounts();
@@ -168,11 +174,13 @@ describe("lifecycle service", () => {
       const { gh, service } = await baseline(4);
       gh.update("acme/widgets", 2, { title: "A new title" });
       await service.runCycle();
-      expect(gh.invalidations).toContainEqual({
-        repo: "acme/widgets",
-        pr: 2,
-        reason: "lifecycle:guard-moved",
-      });
+      expect(gh.invalidations).toContainEqual(
+        expect.objectContaining({ repo: "acme/widgets", pr: 2, reason: "lifecycle:guard-moved" }),
+      );
+      // A PR-list move says anything but CI may have changed: every facet but checks.
+      const moved = gh.invalidations.find((i) => i.pr === 2 && i.reason === "lifecycle:guard-moved");
+      expect(moved?.facets).toContain("core");
+      expect(moved?.facets).not.toContain("checks");
       expect(vouched(gh)).toEqual([1, 3, 4]);
     });
 
@@ -224,7 +232,9 @@ describe("lifecycle service", () => {
       await service.runCycle();
       expect(gh.counts.queries.filter((q) => q.startsWith("query LifecycleDetect"))).toHaveLength(0);
       expect(eventsOf(gh, "pr-detected").map((e) => [e.sessionId, e.prNumber])).toEqual([["b", 6]]);
-      expect(gh.invalidations).toContainEqual({ repo: "acme/widgets", reason: "lifecycle:pr-detected" });
+      expect(gh.invalidations).toContainEqual(
+        expect.objectContaining({ repo: "acme/widgets", reason: "lifecycle:pr-detected" }),
+      );
     });
 
     it("follows a session to a new PR after its PR was closed", async () => {
@@ -292,8 +302,9 @@ describe("lifecycle service", () => {
       expect(result.sessions).toEqual(["w"]);
       expect(gh.counts.graphqlQueries).toBe(0);
       expect(eventsOf(gh, "ci-failed")).toMatchObject([{ sessionId: "w", source: "webhook" }]);
-      expect(gh.invalidations).toEqual([
-        { repo: "acme/widgets", pr: 7, reason: "webhook:check_run.completed" },
+      // A check_run webhook moves the PR's checks (and mergeability), nothing else it shows.
+      expect(gh.invalidations).toMatchObject([
+        { repo: "acme/widgets", pr: 7, reason: "webhook:check_run.completed", facets: ["checks"] },
       ]);
 
       clock.advance(200);

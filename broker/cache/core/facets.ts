@@ -1,0 +1,249 @@
+/**
+ * The facet model: which parts of which GitHub objects a cached answer read, and which parts a
+ * write or a signal changed. An answer stores the generation of every (object, facet) tag it read;
+ * a change bumps exactly the tags it moves, so an answer dies only when something it showed could
+ * have changed (docs/caching.md, decision 0007). Pure: no I/O; the aliases it needs (node ids and
+ * head branches learned from earlier answers) are handed in by the caller.
+ *
+ * Tags (lower-cased, GitHub names are case-insensitive; node ids and branch names keep their case):
+ *   num:<o>/<r>#<n>:<facet>      one PR or issue (they share GitHub's number space)
+ *   node:<id>:<facet>            the same object asked for by global id (node(id:), nodes(ids:))
+ *   list:<o>/<r>:<kind>          which PRs/issues a repo's lists hold (kind: pulls | issues)
+ *   list:<o>/<r>:<kind>:<facet>  a facet of any member of those lists
+ *   branch:<o>/<r>:<branch>      the PR lookup of one head branch (which PRs, their state)
+ *   branches:<o>/<r>             every branch lookup of the repo (when a write names no branch)
+ *   sha:<o>/<r>@<sha>:checks     check runs and statuses of one commit
+ *   actions:<o>/<r>              workflow runs and jobs
+ *   refs:<o>/<r>                 git refs and commits named by branch
+ *   repo:<o>/<r>                 static repository information
+ * Immutable facts (a PR's number, id, headRefName, author, createdAt; a commit named by SHA; a
+ * workflow definition; a finished job's log) carry no tag: no motion invalidates them.
+ */
+export type Tag = string;
+
+export const FACETS = [
+  "core", // title, body, labels, assignees, milestone, draft, base, review requests
+  "state", // open/closed/merged
+  "updated", // updatedAt: moves with every change but CI
+  "head", // head commit, commits, files, diff
+  "checks", // check runs and statuses of the head
+  "reviews", // reviews and the review decision
+  "comments", // conversation (issue) comments
+  "threads", // review threads and review comments
+  "merge", // mergeable, mergeStateStatus: follow head, base, state and checks
+] as const;
+export type Facet = (typeof FACETS)[number];
+export type ListKind = "pulls" | "issues";
+
+function repoKey(owner: string, name: string): string {
+  return `${owner}/${name}`.toLowerCase();
+}
+
+export function objectKey(owner: string, name: string, number: number | string): string {
+  return `num:${repoKey(owner, name)}#${number}`;
+}
+export function facetTag(object: string, facet: Facet): Tag {
+  return `${object}:${facet}`;
+}
+export function nodeFacetTag(id: string, facet: Facet): Tag {
+  return `node:${id}:${facet}`;
+}
+export function listTag(owner: string, name: string, kind: ListKind): Tag {
+  return `list:${repoKey(owner, name)}:${kind}`;
+}
+export function listFacetTag(owner: string, name: string, kind: ListKind, facet: Facet): Tag {
+  return `list:${repoKey(owner, name)}:${kind}:${facet}`;
+}
+export function branchTag(owner: string, name: string, branch: string): Tag {
+  return `branch:${repoKey(owner, name)}:${branch}`;
+}
+export function branchesTag(owner: string, name: string): Tag {
+  return `branches:${repoKey(owner, name)}`;
+}
+export function shaChecksTag(owner: string, name: string, sha: string): Tag {
+  return `sha:${repoKey(owner, name)}@${sha.toLowerCase()}:checks`;
+}
+export function actionsTag(owner: string, name: string): Tag {
+  return `actions:${repoKey(owner, name)}`;
+}
+export function refsTag(owner: string, name: string): Tag {
+  return `refs:${repoKey(owner, name)}`;
+}
+export function repoTag(owner: string, name: string): Tag {
+  return `repo:${repoKey(owner, name)}`;
+}
+
+/** `num:o/r#n` → {owner, name, number}; undefined for anything else. */
+export function parseObjectKey(object: string): { owner: string; name: string; number: number } | undefined {
+  const match = /^num:([^/]+)\/([^#]+)#(\d+)$/.exec(object);
+  if (!match) return undefined;
+  return { owner: match[1] as string, name: match[2] as string, number: Number(match[3]) };
+}
+
+/** `num:o/r#n:facet` or `node:id:facet` → the object part and the facet. */
+export function splitFacetTag(tag: Tag): { object: string; facet: Facet } | undefined {
+  if (!tag.startsWith("num:") && !tag.startsWith("node:")) return undefined;
+  const at = tag.lastIndexOf(":");
+  const facet = tag.slice(at + 1) as Facet;
+  if (!FACETS.includes(facet)) return undefined;
+  return { object: tag.slice(0, at), facet };
+}
+
+/**
+ * Facets that move with a facet: mergeability is computed from head, base (core), state and checks;
+ * updatedAt moves with every change GitHub records on the PR itself (CI runs do not touch it).
+ */
+export function closeFacets(facets: Iterable<Facet>): Facet[] {
+  const out = new Set<Facet>(facets);
+  for (const f of [...out]) {
+    if (f === "head" || f === "core" || f === "state" || f === "checks") out.add("merge");
+    if (f !== "checks" && f !== "merge") out.add("updated");
+  }
+  return [...out];
+}
+
+export interface ObjectChange {
+  /** `num:o/r#n`. */
+  readonly object: string;
+  readonly facets: readonly Facet[];
+  /** Node ids learned for the object (their node: tags move with it). */
+  readonly ids?: readonly string[];
+  /** The PR's head branch when known: a state change moves its branch lookup. */
+  readonly branch?: string | undefined;
+}
+
+/**
+ * The tags a change to some facets of one PR or issue moves: its own facet tags, the same facets
+ * of its node ids, the same facets of the repo's lists, the list membership when its state moved
+ * (lists filter by state), and its branch's PR lookup (or every branch lookup, branch unknown).
+ */
+export function objectChangeTags(change: ObjectChange): Tag[] {
+  const ref = parseObjectKey(change.object);
+  if (!ref) return [];
+  const facets = closeFacets(change.facets);
+  const tags = new Set<Tag>();
+  for (const facet of facets) {
+    tags.add(facetTag(change.object, facet));
+    for (const id of change.ids ?? []) tags.add(nodeFacetTag(id, facet));
+    // A number may be a PR or an issue; REST's issue lists hold PRs too.
+    tags.add(listFacetTag(ref.owner, ref.name, "pulls", facet));
+    tags.add(listFacetTag(ref.owner, ref.name, "issues", facet));
+  }
+  if (facets.includes("state")) {
+    tags.add(listTag(ref.owner, ref.name, "pulls"));
+    tags.add(listTag(ref.owner, ref.name, "issues"));
+    tags.add(
+      change.branch ? branchTag(ref.owner, ref.name, change.branch) : branchesTag(ref.owner, ref.name),
+    );
+  }
+  return [...tags];
+}
+
+/** A new PR (or issue) appeared: the lists gain a member, and its branch's lookup one PR. */
+export function createdTags(owner: string, name: string, kind: ListKind, branch?: string): Tag[] {
+  const tags = [listTag(owner, name, kind)];
+  if (kind === "pulls") {
+    // REST's issue lists include PRs; GraphQL's `issues` does not, but one tag covers both reads.
+    tags.push(listTag(owner, name, "issues"));
+    tags.push(branch ? branchTag(owner, name, branch) : branchesTag(owner, name));
+  }
+  return tags;
+}
+
+/** Check runs or statuses of a head moved: only answers that read checks (and mergeability). */
+export function checksMovedTags(
+  owner: string,
+  name: string,
+  sha: string | undefined,
+  object: ObjectChange | undefined,
+): Tag[] {
+  const tags = new Set<Tag>([actionsTag(owner, name)]);
+  if (sha) tags.add(shaChecksTag(owner, name, sha));
+  if (object) for (const t of objectChangeTags({ ...object, facets: ["checks"] })) tags.add(t);
+  else {
+    for (const facet of ["checks", "merge"] as const) {
+      tags.add(listFacetTag(owner, name, "pulls", facet));
+      tags.add(listFacetTag(owner, name, "issues", facet));
+    }
+  }
+  return [...tags];
+}
+
+/** A global id named by a write whose object is not known: every facet of that node. */
+export function unknownNodeTags(id: string): Tag[] {
+  return FACETS.map((f) => nodeFacetTag(id, f));
+}
+
+/**
+ * The objects whose vouch an answer needs to outlive its plain freshness: the PRs (num:) and
+ * nodes it read facets of, when everything else it read is static repository information. Lists,
+ * branch lookups, commits and Actions change without any one PR's guards moving. Undefined: the
+ * answer cannot be vouched for by PR guards.
+ */
+export function vouchObjects(reads: readonly Tag[]): readonly string[] | undefined {
+  const objects = new Set<string>();
+  for (const tag of reads) {
+    const split = splitFacetTag(tag);
+    if (split) objects.add(split.object);
+    else if (!tag.startsWith("repo:")) return undefined;
+  }
+  return objects.size > 0 ? [...objects] : undefined;
+}
+
+/** Vouch key of a repository's lists: `pulls:o/r` (the PR-list guard), `issues:o/r` (the issues-list guard). */
+export function listVouchKey(owner: string, name: string, kind: ListKind): string {
+  return `${kind}:${repoKey(owner, name)}`;
+}
+
+const LIST_TAG = /^list:([^/]+)\/([^:]+):(pulls|issues)(?::([a-z]+))?$/;
+const BRANCH_TAG = /^branch(?:es)?:([^/]+)\/([^:]+)/;
+
+/**
+ * Which free signals can vouch for an answer, tag by tag: for each tag it read, the vouch keys any
+ * one of which covers it (an answer is good as of the OLDEST of its tags' NEWEST covering vouch).
+ * - a PR or issue facet but checks and mergeability: that PR's guards (`num:`), or the repository's
+ *   issues-list guard (`issues:`), which lists PRs and issues by updated_at: any change to one of
+ *   them but CI moves it to the top;
+ * - checks and mergeability of a PR: that PR's check guards only;
+ * - a node facet: the PR guards' vouch for that node (the lifecycle vouches a PR's learned ids);
+ * - PR lists and branch lookups: the PR-list guard (`pulls:`) or the issues-list guard;
+ * - issue lists: the issues-list guard;
+ * - static repository information needs no vouch (only writes through the broker move it).
+ * Undefined when some tag no signal covers (commit checks, Actions, refs, lists' CI facets).
+ */
+export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
+  const groups = new Map<string, string[]>();
+  const add = (alternatives: string[]) => groups.set(alternatives.join("|"), alternatives);
+  for (const tag of reads) {
+    if (tag.startsWith("repo:")) continue;
+    const split = splitFacetTag(tag);
+    if (split) {
+      const alternatives = [split.object];
+      const ref = parseObjectKey(split.object);
+      if (ref && split.facet !== "checks" && split.facet !== "merge")
+        alternatives.push(listVouchKey(ref.owner, ref.name, "issues"));
+      add(alternatives);
+      continue;
+    }
+    const list = LIST_TAG.exec(tag);
+    if (list) {
+      const facet = list[4];
+      if (facet === "checks" || facet === "merge") return undefined;
+      const [owner, name, kind] = [list[1] as string, list[2] as string, list[3] as ListKind];
+      add(
+        kind === "pulls"
+          ? [listVouchKey(owner, name, "pulls"), listVouchKey(owner, name, "issues")]
+          : [listVouchKey(owner, name, "issues")],
+      );
+      continue;
+    }
+    const branch = BRANCH_TAG.exec(tag);
+    if (branch) {
+      const [owner, name] = [branch[1] as string, branch[2] as string];
+      add([listVouchKey(owner, name, "pulls"), listVouchKey(owner, name, "issues")]);
+      continue;
+    }
+    return undefined;
+  }
+  return groups.size > 0 ? [...groups.values()] : undefined;
+}

@@ -1,0 +1,305 @@
+/**
+ * One test per facet rule (docs/caching.md): a write or a signal invalidates exactly the cached
+ * answers it must and no others. The answers are gh 2.23's exact requests (bench/replay's capture
+ * of test/fixtures/gh-2.23-traffic), analysed as the broker analyses them; a change's tags are
+ * resolved as the broker resolves them, with the ids and branches gh's earlier answers revealed.
+ */
+import { describe, expect, it } from "vitest";
+import { fillPath, fillValue, type JsonValue } from "../../../../bench/core/capture-template.js";
+import { GH_223_CAPTURES } from "../../../../bench/replay/gh-2.23-requests.generated.js";
+import {
+  checksMovedTags,
+  closeFacets,
+  createdTags,
+  objectChangeTags,
+  type Tag,
+  vouchGroups,
+  vouchObjects,
+} from "../../../../broker/cache/core/facets.js";
+import { analyzeGraphQL, learnIds } from "../../../../broker/cache/core/graphql-analysis.js";
+import { type Aliases, aliasesNeeded, resolveWrite } from "../../../../broker/cache/core/resolve-write.js";
+import {
+  restReadTags,
+  restWriteEffect,
+  type WriteEffect,
+} from "../../../../broker/cache/core/rest-facets.js";
+import { loadGitHubSchema } from "../../../../github/index.js";
+
+const schema = loadGitHubSchema();
+const SHA5 = "a".repeat(40);
+const pr5 = {
+  owner: "o",
+  repo: "r",
+  pr: 5,
+  issue: 7,
+  branch: "feature",
+  base: "main",
+  prNodeId: "PR_5",
+  issueNodeId: "IS_7",
+  repoNodeId: "R_1",
+  runId: 1001,
+  jobId: 2001,
+  workflowId: 42,
+  title: "t",
+  body: "b",
+};
+const pr6 = { ...pr5, pr: 6, branch: "other", prNodeId: "PR_6" };
+
+// What gh's earlier answers taught the cache (learnIds on answers of the same shapes).
+const learned = [
+  learnIds(
+    { repository: { id: "R_1", pullRequest: { id: "PR_5", number: 5, headRefName: "feature" } } },
+    {
+      owner: "o",
+      name: "r",
+    },
+  ),
+  learnIds(
+    { repository: { pullRequest: { id: "PR_6", number: 6, headRefName: "other" } } },
+    { owner: "o", name: "r" },
+  ),
+  learnIds({ repository: { issue: { id: "IS_7", number: 7 } } }, { owner: "o", name: "r" }),
+];
+const idObjects = new Map<string, string>();
+const objectBranch = new Map<string, string>();
+for (const l of learned) {
+  for (const [id, o] of l.ids) idObjects.set(id, o);
+  for (const [o, b] of l.branches) objectBranch.set(o, b);
+}
+const objectIds = new Map<string, string[]>();
+for (const [id, o] of idObjects) objectIds.set(o, [...(objectIds.get(o) ?? []), id]);
+const branchObjects = new Map<Tag, string[]>();
+for (const [o, b] of objectBranch) branchObjects.set(`branch:o/r:${b}`, [o]);
+const aliases: Aliases = { idObjects, objectIds, objectBranch, branchObjects };
+
+function readsOf(command: string, index: number, bindings: Record<string, string | number>): Tag[] {
+  const captured = GH_223_CAPTURES[command]?.[index];
+  if (!captured) throw new Error(`no capture ${command}#${index}`);
+  if (captured.path === "/graphql") {
+    const analysis = analyzeGraphQL({
+      schema,
+      query: captured.query as string,
+      variables: fillValue(captured.variables as JsonValue, bindings) as Record<string, unknown>,
+      operationName: captured.operationName,
+    });
+    if ("error" in analysis) throw new Error(analysis.message);
+    return [...analysis.reads];
+  }
+  return restReadTags(fillPath(captured.path, bindings));
+}
+
+function effectOf(command: string, index: number, bindings: Record<string, string | number>): WriteEffect {
+  const captured = GH_223_CAPTURES[command]?.[index];
+  if (!captured) throw new Error(`no capture ${command}#${index}`);
+  if (captured.path !== "/graphql")
+    return restWriteEffect(captured.method, fillPath(captured.path, bindings));
+  const analysis = analyzeGraphQL({
+    schema,
+    query: captured.query as string,
+    variables: fillValue(captured.variables as JsonValue, bindings) as Record<string, unknown>,
+    operationName: captured.operationName,
+  });
+  if ("error" in analysis) throw new Error(analysis.message);
+  return analysis.writeEffect;
+}
+
+/** Cached answers of several sessions: PR 5's and PR 6's sessions, an issue reader, Actions. */
+const ANSWERS: Record<string, Tag[]> = {
+  "pr checks 5: PullRequestByNumber {number,headRefName,id}": readsOf("pr_checks", 0, pr5),
+  "pr checks 5: PullRequestStatusChecks": readsOf("pr_checks", 1, pr5),
+  "pr checks 6: PullRequestStatusChecks": readsOf("pr_checks", 1, pr6),
+  "pr view 5": readsOf("pr_view", 0, pr5),
+  "pr view 6": readsOf("pr_view", 0, pr6),
+  "pr view 5 --json reviews": readsOf("pr_view_json_reviews", 0, pr5),
+  "pr view 5 --json checks": readsOf("pr_view_json_checks", 0, pr5),
+  "pr list": readsOf("pr_list", 0, pr5),
+  "branch lookup feature": readsOf("git_pr_create_head", 1, pr5),
+  "branch lookup other": readsOf("git_pr_create_head", 1, pr6),
+  "repository info": readsOf("git_pr_create_head", 0, pr5),
+  "issue view 7 --comments: CommentsForIssue": readsOf("issue_view_comments", 1, pr5),
+  "issue view 7": readsOf("issue_view", 0, pr5),
+  "GET pulls/5": readsOf("api_rest", 0, pr5),
+  "GET pulls/6": readsOf("api_rest", 0, pr6),
+  "run jobs": readsOf("run_watch", 5, pr5),
+  "workflow definition": readsOf("run_watch", 1, pr5),
+  "finished run log": readsOf("run_view_log_failed", 3, pr5),
+  "check-runs of 5's head": restReadTags(`/repos/o/r/commits/${SHA5}/check-runs?filter=latest&per_page=100`),
+};
+
+function dead(tags: readonly Tag[]): string[] {
+  const moved = new Set(tags);
+  return Object.entries(ANSWERS)
+    .filter(([, reads]) => reads.some((t) => moved.has(t)))
+    .map(([name]) => name)
+    .sort();
+}
+
+function written(effect: WriteEffect): Tag[] {
+  // The broker fetches exactly what aliasesNeeded names; the test's table holds all of it.
+  aliasesNeeded(effect);
+  return resolveWrite(effect, aliases);
+}
+
+describe("facet rules: each change invalidates exactly the answers that read what it moved", () => {
+  it("every answer of the table reads something (or is immutable on purpose)", () => {
+    const empty = Object.entries(ANSWERS)
+      .filter(([, reads]) => reads.length === 0)
+      .map(([n]) => n);
+    expect(empty.sort()).toEqual(["finished run log", "workflow definition"]);
+  });
+
+  it("gh pr create (GraphQL, by repositoryId) → the PR lists and the new branch's lookup only", () => {
+    const effect = effectOf("git_pr_create_head", 2, { ...pr5, branch: "newbranch" });
+    expect(effect.createdIn?.branch).toBe("newbranch");
+    expect(dead(written(effect))).toEqual(["pr list"]);
+  });
+
+  it("gh pr create on a branch someone looked up → that branch's lookup and the lists", () => {
+    expect(dead(written(effectOf("git_pr_create_head", 2, pr5)))).toEqual([
+      "branch lookup feature",
+      "pr list",
+    ]);
+  });
+
+  it("REST POST pulls (no branch known) → the lists and every branch lookup, no PR's own answers", () => {
+    expect(dead(written(restWriteEffect("POST", "/repos/o/r/pulls")))).toEqual([
+      "branch lookup feature",
+      "branch lookup other",
+      "pr list",
+    ]);
+  });
+
+  it("a check-runs move on 5's head → only answers that read 5's checks or mergeability (and Actions)", () => {
+    const tags = checksMovedTags("o", "r", SHA5, {
+      object: "num:o/r#5",
+      facets: ["checks"],
+      ids: ["PR_5"],
+      branch: "feature",
+    });
+    expect(dead(tags)).toEqual([
+      "GET pulls/5",
+      "check-runs of 5's head",
+      "pr checks 5: PullRequestStatusChecks",
+      "pr view 5",
+      "pr view 5 --json checks",
+      // gh's `--json reviews` asks for mergeable and mergeStateStatus too
+      "pr view 5 --json reviews",
+      "run jobs",
+    ]);
+  });
+
+  it("a branch delete → that branch's PR (state, head), its lookup and the lists; not PR 6", () => {
+    const effect = effectOf("pr_merge_squash_delete", 3, pr5);
+    expect(dead(written(effect))).toEqual([
+      "GET pulls/5",
+      "branch lookup feature",
+      "pr checks 5: PullRequestStatusChecks",
+      "pr list",
+      "pr view 5",
+      "pr view 5 --json checks",
+      "pr view 5 --json reviews",
+    ]);
+  });
+
+  it("gh pr merge (by node id) → PR 5's state/head answers, its branch lookup, the lists", () => {
+    const effect = effectOf("pr_merge_squash_cached", 1, pr5);
+    expect(dead(written(effect))).toEqual([
+      "GET pulls/5",
+      "branch lookup feature",
+      "pr checks 5: PullRequestStatusChecks",
+      "pr list",
+      "pr view 5",
+      "pr view 5 --json checks",
+      "pr view 5 --json reviews",
+    ]);
+  });
+
+  it("gh pr comment (by node id) → PR 5's answers that show comments or updatedAt; not its checks", () => {
+    const effect = effectOf("pr_comment", 1, pr5);
+    const gone = dead(written(effect));
+    expect(gone).toContain("pr view 5");
+    expect(gone).toContain("GET pulls/5");
+    for (const kept of [
+      "pr checks 5: PullRequestStatusChecks",
+      "pr checks 5: PullRequestByNumber {number,headRefName,id}",
+      "pr view 6",
+      "branch lookup feature",
+      "issue view 7 --comments: CommentsForIssue",
+    ])
+      expect(gone).not.toContain(kept);
+  });
+
+  it("a comment on issue 7 (by node id) → issue 7's answers only, among numbered objects", () => {
+    const gone = dead(
+      written({ tags: [], objects: [], branches: [], nodeIds: [{ id: "IS_7", facets: ["comments"] }] }),
+    );
+    expect(gone.filter((n) => /pr view|pr checks|pulls\//.test(n))).toEqual([]);
+    expect(gone).toContain("issue view 7 --comments: CommentsForIssue");
+    expect(gone).toContain("issue view 7");
+  });
+
+  it("a node id nobody has seen → its own node answers only", () => {
+    expect(
+      dead(written({ tags: [], objects: [], branches: [], nodeIds: [{ id: "PR_99", facets: ["core"] }] })),
+    ).toEqual([]);
+    const answer = readsOf("pr_checks", 1, { ...pr5, prNodeId: "PR_99" });
+    const tags = new Set(
+      written({ tags: [], objects: [], branches: [], nodeIds: [{ id: "PR_99", facets: ["checks"] }] }),
+    );
+    expect(answer.some((t) => tags.has(t))).toBe(true);
+  });
+
+  it("a review on PR 5 → its reviews, not its checks nor the immutable first query of gh pr checks", () => {
+    const gone = dead(written(restWriteEffect("POST", "/repos/o/r/pulls/5/reviews")));
+    expect(gone).toContain("pr view 5 --json reviews");
+    expect(gone).not.toContain("pr checks 5: PullRequestStatusChecks");
+    expect(gone).not.toContain("pr view 6");
+  });
+
+  it("immutable facts (number, id, headRefName; workflow definitions; a finished log) survive every motion", () => {
+    const all = [
+      ...written(effectOf("pr_merge_squash_delete", 3, pr5)),
+      ...written(effectOf("pr_merge_squash_cached", 1, pr5)),
+      ...written(effectOf("pr_comment", 1, pr5)),
+      ...written(effectOf("git_pr_create_head", 2, pr5)),
+      ...checksMovedTags("o", "r", SHA5, { object: "num:o/r#5", facets: ["checks"], ids: ["PR_5"] }),
+      ...objectChangeTags({ object: "num:o/r#5", facets: ["core", "state", "head", "reviews", "threads"] }),
+    ];
+    const gone = dead(all);
+    for (const kept of [
+      "pr checks 5: PullRequestByNumber {number,headRefName,id}",
+      "workflow definition",
+      "finished run log",
+    ])
+      expect(gone).not.toContain(kept);
+    expect(gone).not.toContain("repository info");
+  });
+
+  it("a lifecycle-detected PR (no number) → the lists and that branch's lookup", () => {
+    expect(dead(createdTags("o", "r", "pulls", "other"))).toEqual(["branch lookup other", "pr list"]);
+  });
+
+  it("mergeability follows head, base, state and checks; updatedAt follows everything but CI", () => {
+    expect(closeFacets(["checks"]).sort()).toEqual(["checks", "merge"]);
+    expect(closeFacets(["comments"]).sort()).toEqual(["comments", "updated"]);
+    expect(closeFacets(["head"]).sort()).toEqual(["head", "merge", "updated"]);
+  });
+
+  it("vouches cover PR and node answers, never lists, lookups or Actions", () => {
+    expect(vouchObjects(ANSWERS["pr checks 5: PullRequestStatusChecks"] ?? [])).toEqual(["node:PR_5"]);
+    expect(vouchObjects(ANSWERS["pr view 5"] ?? [])).toEqual(["num:o/r#5"]);
+    expect(vouchObjects(ANSWERS["pr list"] ?? [])).toBeUndefined();
+    expect(vouchObjects(ANSWERS["branch lookup feature"] ?? [])).toBeUndefined();
+    expect(vouchObjects(ANSWERS["run jobs"] ?? [])).toBeUndefined();
+  });
+
+  it("free signals cover: PR guards or the issues list for PR facets, only PR guards for CI, the lists for lists", () => {
+    expect(vouchGroups(ANSWERS["pr checks 5: PullRequestStatusChecks"] ?? [])).toEqual([["node:PR_5"]]);
+    expect(vouchGroups(ANSWERS["issue view 7"] ?? [])).toContainEqual(["num:o/r#7", "issues:o/r"]);
+    expect(vouchGroups(ANSWERS["pr view 5"] ?? [])).toContainEqual(["num:o/r#5"]);
+    expect(vouchGroups(ANSWERS["branch lookup feature"] ?? [])).toEqual([["pulls:o/r", "issues:o/r"]]);
+    expect(vouchGroups(restReadTags("/repos/o/r/issues?state=open"))).toEqual([["issues:o/r"]]);
+    expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toBeUndefined();
+    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toBeUndefined();
+  });
+});
