@@ -43,6 +43,7 @@ import { batchLayer } from "./pipeline/batch-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "./pipeline/classify.js";
 import { createGatewayPipeline } from "./pipeline/create-gateway-pipeline.js";
 import { rateLimitProbe } from "./rate-limit-probe.js";
+import { claimIdentityNamespace, connectRedis } from "./redis/identity-namespace.js";
 import { createRedisClient, describeRedisUrl, type ResolvedRedis, resolveRedis } from "./redis/index.js";
 import { PubSubHub } from "./redis/pubsub-hub.js";
 import { RedisHealth } from "./redis/redis-health.js";
@@ -68,7 +69,12 @@ export interface RunningBroker {
   readonly gatewayUrl: string;
   readonly socketPath: string;
   readonly upstreamUrl: string;
-  readonly redis: { readonly url: string; readonly source: ResolvedRedis["source"] };
+  /** `namespace`: the identity-scoped key prefix (broker/redis/identity-namespace.ts). */
+  readonly redis: {
+    readonly url: string;
+    readonly source: ResolvedRedis["source"];
+    readonly namespace: string;
+  };
   /** The embedded simulator, with --simulate. */
   readonly simulator: RunningSimulator | undefined;
   readonly config: ResolvedConfig["config"];
@@ -134,7 +140,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       probeLocal: options.probeLocalRedis ?? true,
     });
     if (redisLocation.embedded) closers.add("embedded redis", () => redisLocation.embedded?.stop());
-    const prefix = config.redis.prefix;
     // The main connection fails fast while Redis is away (no offline queue, one retry), so the
     // request path falls back at once instead of waiting for a reconnect.
     const redis = createRedisClient(redisLocation.url, {
@@ -148,7 +153,17 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       redis.disconnect();
       subscriber.disconnect();
     });
-    await redis.connect();
+    await connectRedis(redis, redisLocation.url);
+    // Keys are scoped by the token's identity, so brokers of two identities never share state.
+    const identity = await claimIdentityNamespace({
+      redis,
+      basePrefix: config.redis.prefix,
+      upstreamUrl,
+      token,
+      timeoutMs: config.upstream.timeoutMs,
+      logger,
+    });
+    const prefix = identity.namespace;
     const health = new RedisHealth(redis, logger.child({ component: "redis" }));
     // Steps that talk to Redis: with Redis gone they would only wait for a reconnect that is not coming.
     const redisStepTimeout =
@@ -403,7 +418,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
           uptimeSeconds: Math.round((Date.now() - started) / 1000),
           gatewayUrl,
           socket: resolved.socketPath,
-          redis: { url: describeRedisUrl(redisLocation.url), source: redisLocation.source },
+          redis: {
+            url: describeRedisUrl(redisLocation.url),
+            source: redisLocation.source,
+            namespace: prefix,
+          },
+          identity: { login: identity.login, source: identity.source },
           upstream: upstreamUrl,
           simulated: config.simulate,
           sessions: (await store.list()).length,
@@ -494,7 +514,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       gatewayUrl,
       socketPath: resolved.socketPath,
       upstreamUrl,
-      redis: { url: redisLocation.url, source: redisLocation.source },
+      redis: { url: redisLocation.url, source: redisLocation.source, namespace: prefix },
       simulator,
       config,
       stopped,
