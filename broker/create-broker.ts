@@ -205,7 +205,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       void (async () => {
         if (await redis.exists(epochKey)) return;
         await redis.set(epochKey, String(Date.now()), "NX");
-        const restored = await resolver.restoreInto(store);
+        // Sessions used only over IPC are known to the store, not to the gateway's resolver.
+        const restored = (await resolver.restoreInto(store)) + (await store.restoreKnown());
         logger.warn(
           { restored },
           "Redis came back without its data: restored recently seen sessions and tokens",
@@ -411,6 +412,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
         socketPath: resolved.socketPath,
         defaultDeadlineMs: config.gateway.defaultDeadlineMs,
         shutdown: () => void close(),
+        degraded: () => !health.healthy,
         budgetReport: () => budgetReport(gate),
         brokerStatus: async () => ({
           version: BROKER_VERSION,
