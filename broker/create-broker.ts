@@ -159,6 +159,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       redis,
       basePrefix: config.redis.prefix,
       upstreamUrl,
+      identityUpstream: config.simulate ? "ao-broker:simulator" : undefined,
       token,
       timeoutMs: config.upstream.timeoutMs,
       logger,

@@ -34,6 +34,11 @@ export interface ClaimIdentityNamespaceOptions {
   readonly redis: Redis;
   readonly basePrefix: string;
   readonly upstreamUrl: string;
+  /**
+   * The upstream as the identity names it, when that is not its URL: the embedded simulator
+   * (--simulate) gets a new port every start, yet is the same upstream. @defaultValue upstreamUrl
+   */
+  readonly identityUpstream?: string | undefined;
   readonly token: string | undefined;
   readonly timeoutMs: number;
   readonly logger: Logger;
@@ -111,10 +116,11 @@ export async function claimIdentityNamespace(
   options: ClaimIdentityNamespaceOptions,
 ): Promise<IdentityNamespace> {
   const identity = await whoAmI(options);
-  const fingerprint = identityFingerprint(options.upstreamUrl, identity);
+  const named = options.identityUpstream ?? options.upstreamUrl;
+  const fingerprint = identityFingerprint(named, identity);
   const namespace = namespaceFor(options.basePrefix, fingerprint);
   const key = `${namespace}:identity`;
-  const upstream = normalizeUpstreamUrl(options.upstreamUrl);
+  const upstream = normalizeUpstreamUrl(named);
   const created = await options.redis.hsetnx(key, "fingerprint", fingerprint);
   if (created === 1) {
     await options.redis.hset(key, { login: identity.login, upstream, claimedAt: String(Date.now()) });
