@@ -50,7 +50,12 @@ export interface RunningBroker {
   readonly gatewayUrl: string;
   readonly socketPath: string;
   readonly upstreamUrl: string;
-  readonly redis: { readonly url: string; readonly source: ResolvedRedis["source"] };
+  /** `namespace`: the identity-scoped key prefix (broker/redis/identity-namespace.ts). */
+  readonly redis: {
+    readonly url: string;
+    readonly source: ResolvedRedis["source"];
+    readonly namespace: string;
+  };
   /** True when the upstream is the simulator started through `startSimulator`. */
   readonly simulated: boolean;
   readonly config: ResolvedConfig["config"];
@@ -80,7 +85,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     mkdirSync(resolved.stateDir, { recursive: true, mode: 0o700 });
     const telemetry = startBrokerTelemetry(context, options.telemetry);
     const target = await upstreamTarget(context, options.startSimulator);
-    const redis = await startBrokerRedis(context, { probeLocal: options.probeLocalRedis ?? true });
+    const redis = await startBrokerRedis(context, {
+      probeLocal: options.probeLocalRedis ?? true,
+      upstream: target,
+    });
     const records = createSessionRecords(context, redis);
     const observability = startBrokerObservability(context, {
       telemetry,
@@ -142,7 +150,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       gatewayUrl: gateway.url,
       socketPath: resolved.socketPath,
       upstreamUrl: target.url,
-      redis: { url: redis.location.url, source: redis.location.source },
+      redis: { url: redis.location.url, source: redis.location.source, namespace: redis.prefix },
       simulated: target.simulated,
       config,
       stopped: stop.stopped,

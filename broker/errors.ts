@@ -18,5 +18,9 @@ export const BrokerErrors = {
   AO_ERR_STATE_UNAVAILABLE: "AO_ERR_STATE_UNAVAILABLE",
   /** The broker is shutting down and accepts no new work. */
   AO_ERR_SHUTTING_DOWN: "AO_ERR_SHUTTING_DOWN",
+  /** A re-open asked for what the open session cannot become (a read-only session made writable). */
+  AO_ERR_SESSION_CONFLICT: "AO_ERR_SESSION_CONFLICT",
+  /** An IPC write refused while Redis is unreachable: it was NOT sent to GitHub. */
+  AO_ERR_WRITE_NOT_SENT: "AO_ERR_WRITE_NOT_SENT",
 } as const;
 export type BrokerErrorCode = keyof typeof BrokerErrors;

@@ -35,6 +35,11 @@ export interface IpcHandlerDeps {
   readonly socketPath: string;
   readonly defaultDeadlineMs: number;
   readonly lifecycle?: LifecycleFacade | undefined;
+  /**
+   * True while Redis is unreachable: writes are then refused as not sent (AO_ERR_WRITE_NOT_SENT),
+   * reads go the gateway's degraded way (docs/reliability.md).
+   */
+  readonly degraded?: (() => boolean) | undefined;
   /** Every API call made over IPC, for the same accounting as gateway requests. */
   readonly observe?: ((caller: Caller, request: GhRequest, response: GhResponse) => void) | undefined;
   /** Runs one API call inside the broker's instrumentation (its request span). */
@@ -75,7 +80,7 @@ export function toSessionInfo(session: SessionRecord, stats: SessionStatsView): 
     worktree: session.worktree ?? null,
     createdAt: iso(session.createdAt),
     lastSeenAt: iso(stats.lastSeenAt || session.createdAt),
-    expiresAt: null,
+    expiresAt: session.expiresAt === undefined ? null : iso(session.expiresAt),
     stats: {
       requests: stats.requests,
       upstreamRequests: stats.upstreamRequests,
@@ -108,6 +113,26 @@ async function callerFor(store: SessionStore, sessionId: string): Promise<Caller
   };
 }
 
+const NO_STATS: SessionStatsView = {
+  requests: 0,
+  upstreamRequests: 0,
+  graphqlPoints: 0,
+  restRequests: 0,
+  cacheHits: 0,
+  coalesced: 0,
+  batched: 0,
+  queueWaitMsP50: 0,
+  queueWaitMsP95: 0,
+  invocations: 0,
+  lastSeenAt: 0,
+  recentCommands: [],
+};
+
+/** A session's statistics; none while Redis is unreachable (they live there). */
+function statsOf(stats: SessionStats, sessionId: string): Promise<SessionStatsView> {
+  return stats.read(sessionId).catch(() => NO_STATS);
+}
+
 function bodyText(body: Buffer): { body: string; bodyEncoding: "utf8" | "base64" } {
   const text = body.toString("utf8");
   return Buffer.from(text, "utf8").equals(body)
@@ -126,6 +151,13 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
         { httpStatus: 403 },
       );
     }
+    if (isWrite && deps.degraded?.()) {
+      throw new AoError(
+        BrokerErrors.AO_ERR_WRITE_NOT_SENT,
+        "ao-broker's Redis is unreachable, so this write was NOT sent to GitHub; repeat it once `ao-broker status` no longer says degraded",
+        { httpStatus: 503, data: { retryAfterSeconds: 5, sent: false } },
+      );
+    }
     const response = deps.instrument
       ? await deps.instrument(request, () => deps.pipeline(request))
       : await deps.pipeline(request);
@@ -136,7 +168,7 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
   return {
     "session.open": async (params) => {
       const { session, token } = await deps.store.open(params);
-      const stats = await deps.stats.read(session.id);
+      const stats = await statsOf(deps.stats, session.id);
       return {
         session: toSessionInfo(session, stats),
         token,
@@ -159,7 +191,7 @@ export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
     },
     "session.list": async () => {
       const sessions = await deps.store.list();
-      const stats = await Promise.all(sessions.map((s) => deps.stats.read(s.id)));
+      const stats = await Promise.all(sessions.map((s) => statsOf(deps.stats, s.id)));
       return { sessions: sessions.map((s, i) => toSessionInfo(s, stats[i] as SessionStatsView)) };
     },
     "token.issue": async (params) => {

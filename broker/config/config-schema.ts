@@ -52,7 +52,9 @@ export const configSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9_-]{1,32}$/)
         .default("aob")
-        .describe("Key prefix; several brokers sharing one budget use the same prefix."),
+        .describe(
+          "Key prefix. Keys live under <prefix>:<fingerprint of the token's user id and the upstream URL>, so only brokers of one identity share a budget; they use the same prefix.",
+        ),
     })
     .prefault({}),
   gateway: z

@@ -7,6 +7,7 @@
  * Malformed HTTP gets a 400 from Node's parser hook; nothing a client sends can throw out of here.
  * close() stops accepting, lets in-flight requests finish (the drain), then ends idle sockets.
  */
+
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,6 +38,7 @@ import {
   rewriteUpstreamUrls,
 } from "./core/request-target.js";
 import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
+import { isAllowedMetricsHost } from "./metrics-host.js";
 import {
   BodyTooLarge,
   bearer,
@@ -496,6 +498,13 @@ export class GatewayServer {
         this.#send(
           res,
           githubError(403, "/metrics is served to loopback peers only (gateway.allowRemoteMetrics)"),
+        );
+        return;
+      }
+      if (!isAllowedMetricsHost(req.headers.host, [o.host, o.publicHost ?? ""])) {
+        this.#send(
+          res,
+          githubError(421, "/metrics answers only a loopback Host or the listen host (DNS rebinding guard)"),
         );
         return;
       }

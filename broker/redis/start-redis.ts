@@ -11,6 +11,7 @@ import {
   REDIS_DOWN_STEP_TIMEOUT_MS,
   SHUTDOWN_STEP_TIMEOUT_MS,
 } from "../broker-context.js";
+import { claimIdentityNamespace, connectRedis, type IdentityNamespace } from "./identity-namespace.js";
 import { PubSubHub } from "./pubsub-hub.js";
 import { RedisHealth } from "./redis-health.js";
 import { createRedisClient } from "./redis-url.js";
@@ -18,7 +19,10 @@ import { type ResolvedRedis, resolveRedis } from "./resolve-redis.js";
 
 export interface BrokerRedis {
   readonly location: ResolvedRedis;
+  /** The identity-scoped key prefix (identity-namespace.ts): every key of this broker is under it. */
   readonly prefix: string;
+  /** Whose token this broker holds, and how that was established. */
+  readonly identity: IdentityNamespace;
   readonly redis: Redis;
   readonly health: RedisHealth;
   readonly pubsub: PubSubHub;
@@ -28,7 +32,15 @@ export interface BrokerRedis {
 
 export async function startBrokerRedis(
   context: BrokerContext,
-  options: { readonly probeLocal: boolean },
+  options: {
+    readonly probeLocal: boolean;
+    /** The upstream and token whose identity scopes the keys. */
+    readonly upstream: {
+      readonly url: string;
+      readonly token: string | undefined;
+      readonly simulated: boolean;
+    };
+  },
 ): Promise<BrokerRedis> {
   const { config, resolved, logger, shutdown } = context;
   const location = await resolveRedis({
@@ -48,7 +60,18 @@ export async function startBrokerRedis(
     redis.disconnect();
     subscriber.disconnect();
   });
-  await redis.connect();
+  await connectRedis(redis, location.url);
+  // Keys are scoped by the token's identity, so brokers of two identities never share state. A
+  // simulator's port changes every start: its identity is named, not taken from its URL.
+  const identity = await claimIdentityNamespace({
+    redis,
+    basePrefix: config.redis.prefix,
+    upstreamUrl: options.upstream.url,
+    identityUpstream: options.upstream.simulated ? "ao-broker:simulator" : undefined,
+    token: options.upstream.token,
+    timeoutMs: config.upstream.timeoutMs,
+    logger,
+  });
   const health = new RedisHealth(redis, logger.child({ component: "redis" }));
   const stepTimeout =
     (healthyMs = SHUTDOWN_STEP_TIMEOUT_MS) =>
@@ -56,5 +79,5 @@ export async function startBrokerRedis(
       health.healthy ? healthyMs : REDIS_DOWN_STEP_TIMEOUT_MS;
   const pubsub = new PubSubHub(subscriber);
   shutdown.add("pubsub", () => pubsub.close(), stepTimeout());
-  return { location, prefix: config.redis.prefix, redis, health, pubsub, stepTimeout };
+  return { location, prefix: identity.namespace, identity, redis, health, pubsub, stepTimeout };
 }

@@ -28,7 +28,8 @@ export async function restoreSessionsAfterDataLoss(watch: DataLossWatch): Promis
     void (async () => {
       if (await redis.exists(epochKey)) return;
       await redis.set(epochKey, String(Date.now()), "NX");
-      const restored = await resolver.restoreInto(store);
+      // Sessions used only over IPC are known to the store, not to the gateway's resolver.
+      const restored = (await resolver.restoreInto(store)) + (await store.restoreKnown());
       logger.warn(
         { restored },
         "Redis came back without its data: restored recently seen sessions and tokens",

@@ -8,12 +8,16 @@
  * Every request is also appended to the capped stream p:calls as a CallRecord (otel/), the
  * broker's own record of who spent what, which `ao-broker trace report` reads.
  *
+ * Both are written through scrubText (otel/core/secret-scrub.ts): a token-shaped string or an
+ * Authorization value typed into a command or a path never reaches Redis; the command line itself
+ * arrives redacted by the gh rules (core/identifiers.ts summarizeArgv).
+ *
  * Keys: p:session:<id>:stats HASH of counters, p:session:<id>:waits LIST (last 200 wait ms),
  * p:session:<id>:recent LIST (last 20 commands as JSON), p:calls STREAM (≈ callsRetained entries).
  */
 import type { Redis } from "ioredis";
 import type { SessionStats as WireSessionStats } from "../../client/index.js";
-import { type CallRecord, decodeCallRecord, encodeCallRecord } from "../../otel/index.js";
+import { type CallRecord, decodeCallRecord, encodeCallRecord, scrubText } from "../../otel/index.js";
 
 export interface RequestOutcome {
   readonly record: CallRecord;
@@ -102,7 +106,9 @@ export class SessionStats {
       s.lastSeenAt = Math.max(s.lastSeenAt, o.at);
       s.waits.push(String(Math.round(o.waitedMs)));
       if (commandLine)
-        s.recent.push(JSON.stringify({ command: commandLine, cost: o.cost, at: o.at, cache: o.cache }));
+        s.recent.push(
+          scrubText(JSON.stringify({ command: commandLine, cost: o.cost, at: o.at, cache: o.cache })),
+        );
       pipeline.xadd(
         `${this.#p}:calls`,
         "MAXLEN",
@@ -110,7 +116,7 @@ export class SessionStats {
         String(this.#callsRetained),
         "*",
         "r",
-        encodeCallRecord(o),
+        scrubText(encodeCallRecord(o)),
       );
     }
     for (const [sessionId, s] of perSession) {

@@ -11,7 +11,15 @@
  *
  * Tokens are stored only as SHA-256 hashes: a Redis dump never yields a usable token. Revocation
  * deletes the token keys and publishes the hashes on p:revoked so every broker's resolver cache
- * forgets them at once.
+ * forgets them at once. gh arguments are stored redacted (core/identifiers.ts).
+ *
+ * A session opened with `ttlSeconds` expires then (its record and keys go, its tokens stop working
+ * at that instant). A re-open applies a new weight and a new ttlSeconds, narrows its token to
+ * read-only on `readOnly: true`, and refuses to widen a read-only session (AO_ERR_SESSION_CONFLICT).
+ *
+ * While Redis is unreachable, the sessions this broker opened or read recently are answered from
+ * memory (KnownSessions), and anything that must write refuses with AO_ERR_STATE_UNAVAILABLE; when
+ * Redis comes back empty, restoreKnown() writes them back with their tokens' hashes.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -21,31 +29,15 @@ import { autoRegisteredGroup } from "./budget-group.js";
 import {
   isValidRepo,
   isValidSessionId,
+  redactGhArgs,
   summarizeArgv,
   TOKEN_PREFIX,
   type TokenKind,
 } from "./core/identifiers.js";
+import { KnownSessions } from "./known-sessions.js";
+import type { SessionRecord, TokenRecord } from "./session-records.js";
 
-export interface SessionRecord {
-  readonly id: string;
-  readonly repo: string;
-  readonly weight: number;
-  readonly readOnly: boolean;
-  readonly projectId?: string | undefined;
-  readonly issueId?: string | undefined;
-  readonly worktree?: string | undefined;
-  readonly createdAt: number;
-  /** Parent budget of an auto-registered session (budget-group.ts); absent for opened ones. */
-  readonly budgetGroup?: string | undefined;
-}
-
-export interface TokenRecord {
-  readonly kind: TokenKind;
-  readonly sessionId: string;
-  readonly invocationId?: string | undefined;
-  readonly readOnly: boolean;
-  readonly expiresAt: number;
-}
+export type { SessionRecord, TokenRecord } from "./session-records.js";
 
 export interface InvocationRecord {
   readonly id: string;
@@ -72,6 +64,8 @@ export interface OpenSessionInput {
   readonly worktree?: string | undefined;
   /** The shim opened it on first use: it joins its checkout's parent budget. */
   readonly autoRegistered?: boolean | undefined;
+  /** The session ends this many seconds after this (re)open. */
+  readonly ttlSeconds?: number | undefined;
 }
 
 export interface SessionStoreOptions {
@@ -103,12 +97,14 @@ export class SessionStore {
   readonly #p: string;
   readonly #options: SessionStoreOptions;
   readonly #now: () => number;
+  readonly #known: KnownSessions;
 
   constructor(options: SessionStoreOptions) {
     this.#redis = options.redis;
     this.#p = options.prefix;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#known = new KnownSessions({ now: this.#now });
   }
 
   get revocationChannel(): string {
@@ -140,54 +136,143 @@ export class SessionStore {
         { httpStatus: 422 },
       );
     }
-    const existing = await this.get(input.id);
-    const session: SessionRecord = existing ?? {
-      id: input.id,
-      repo: input.repo,
-      weight,
-      readOnly: input.readOnly ?? false,
-      projectId: input.projectId,
-      issueId: input.issueId,
-      worktree: input.worktree,
-      createdAt: this.#now(),
-      budgetGroup: input.autoRegistered ? autoRegisteredGroup(input.worktree) : undefined,
-    };
-    if (!existing) {
-      await this.#redis
+    const now = this.#now();
+    const expiresAt = input.ttlSeconds === undefined ? undefined : now + input.ttlSeconds * 1000;
+    return this.#whileReachable("open a session", async () => {
+      const existing = await this.#read(input.id);
+      if (existing?.readOnly && input.readOnly === false) {
+        throw new AoError(
+          BrokerErrors.AO_ERR_SESSION_CONFLICT,
+          `session "${input.id}" is read-only; a re-open cannot make it writable (close it and open it again)`,
+          { httpStatus: 409 },
+        );
+      }
+      const session: SessionRecord = existing
+        ? {
+            ...existing,
+            ...(input.weight !== undefined ? { weight } : {}),
+            ...(expiresAt !== undefined ? { expiresAt } : {}),
+          }
+        : {
+            id: input.id,
+            repo: input.repo,
+            weight,
+            readOnly: input.readOnly ?? false,
+            projectId: input.projectId,
+            issueId: input.issueId,
+            worktree: input.worktree,
+            createdAt: now,
+            expiresAt,
+            budgetGroup: input.autoRegistered ? autoRegisteredGroup(input.worktree) : undefined,
+          };
+      const sessionKey = `${this.#p}:session:${session.id}`;
+      const multi = this.#redis
         .multi()
-        .hset(`${this.#p}:session:${session.id}`, sessionFields(session))
-        .sadd(`${this.#p}:sessions`, session.id)
-        .exec();
-    }
-    const token = await this.#issue({
-      kind: "session",
-      sessionId: session.id,
-      readOnly: session.readOnly,
-      ttlSeconds: this.#options.sessionTokenTtlSeconds,
+        .hset(sessionKey, sessionFields(session))
+        .sadd(`${this.#p}:sessions`, session.id);
+      if (session.expiresAt !== undefined) {
+        multi.pexpireat(sessionKey, session.expiresAt).pexpireat(`${sessionKey}:tokens`, session.expiresAt);
+      }
+      await multi.exec();
+      // A read-only re-open of a writable session narrows this token, not the session.
+      const readOnly = session.readOnly || input.readOnly === true;
+      const token = await this.#issue({
+        kind: "session",
+        sessionId: session.id,
+        readOnly,
+        ttlSeconds: this.#options.sessionTokenTtlSeconds,
+        notAfter: session.expiresAt,
+      });
+      this.#known.remember(session);
+      return {
+        session: readOnly === session.readOnly ? session : { ...session, readOnly },
+        token,
+        created: !existing,
+      };
     });
-    return { session, token, created: !existing };
   }
 
+  /**
+   * A session, or undefined when it does not exist (or expired). While Redis is unreachable, a
+   * session this broker knows answers from memory; any other is AO_ERR_STATE_UNAVAILABLE.
+   */
   async get(id: string): Promise<SessionRecord | undefined> {
     if (!isValidSessionId(id)) return undefined;
-    const raw = await this.#redis.hgetall(`${this.#p}:session:${id}`);
-    return raw.id ? parseSession(raw) : undefined;
+    try {
+      const session = await this.#read(id);
+      if (session) this.#known.remember(session);
+      return session;
+    } catch (error) {
+      const known = this.#known.session(id);
+      if (known) return known;
+      throw unavailable("look the session up", error);
+    }
   }
 
+  /** Open sessions; while Redis is unreachable, the ones this broker knows. */
   async list(): Promise<SessionRecord[]> {
-    const ids = (await this.#redis.smembers(`${this.#p}:sessions`)).sort();
-    if (ids.length === 0) return [];
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hgetall(`${this.#p}:session:${id}`);
-    const results = (await pipeline.exec()) ?? [];
+    let results: [Error | null, unknown][];
+    try {
+      const ids = (await this.#redis.smembers(`${this.#p}:sessions`)).sort();
+      if (ids.length === 0) return [];
+      const pipeline = this.#redis.pipeline();
+      for (const id of ids) pipeline.hgetall(`${this.#p}:session:${id}`);
+      results = (await pipeline.exec()) ?? [];
+    } catch {
+      return this.#known.sessions();
+    }
+    const now = this.#now();
     return results
       .map(([, raw]) => raw as Record<string, string>)
       .filter((raw) => raw?.id)
-      .map(parseSession);
+      .map(parseSession)
+      .filter((session) => session.expiresAt === undefined || session.expiresAt > now);
+  }
+
+  /** True while Redis answers nothing and the session is answered from memory. */
+  knows(id: string): boolean {
+    return this.#known.session(id) !== undefined;
+  }
+
+  /**
+   * After Redis lost its data: writes back the sessions this broker knows (opened or used here,
+   * IPC-only ones included) with the hashes of the tokens it issued them. Keeps what exists.
+   */
+  async restoreKnown(): Promise<number> {
+    let restored = 0;
+    for (const { session, tokens } of this.#known.entries()) {
+      const live = [...tokens].filter(([, token]) => token.expiresAt > this.#now());
+      if (live.length === 0) await this.restore(undefined, undefined, session);
+      for (const [hash, token] of live) await this.restore(hash, token, session);
+      restored += 1;
+    }
+    return restored;
+  }
+
+  async #read(id: string): Promise<SessionRecord | undefined> {
+    const raw = await this.#redis.hgetall(`${this.#p}:session:${id}`);
+    if (!raw.id) return undefined;
+    const session = parseSession(raw);
+    return session.expiresAt !== undefined && session.expiresAt <= this.#now() ? undefined : session;
+  }
+
+  /** Runs a step that needs Redis; an unreachable Redis becomes AO_ERR_STATE_UNAVAILABLE. */
+  async #whileReachable<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof AoError) throw error;
+      throw unavailable(what, error);
+    }
   }
 
   async close(id: string): Promise<{ closed: boolean; revokedTokens: number }> {
-    const session = await this.get(id);
+    return this.#whileReachable("close the session", () => this.#close(id));
+  }
+
+  async #close(id: string): Promise<{ closed: boolean; revokedTokens: number }> {
+    this.#known.forget(id);
+    const session = await this.#read(id);
     if (!session) return { closed: false, revokedTokens: 0 };
     const hashes = await this.#redis.smembers(`${this.#p}:session:${id}:tokens`);
     const multi = this.#redis.multi();
@@ -207,7 +292,17 @@ export class SessionStore {
     ttlSeconds?: number | undefined;
     readOnly?: boolean | undefined;
   }): Promise<{ token: string; invocationId: string; expiresAt: number }> {
-    const session = await this.get(input.sessionId);
+    return this.#whileReachable("issue an invocation token", () => this.#issueInvocationToken(input));
+  }
+
+  async #issueInvocationToken(input: {
+    sessionId: string;
+    argv?: readonly string[] | undefined;
+    cwd?: string | undefined;
+    ttlSeconds?: number | undefined;
+    readOnly?: boolean | undefined;
+  }): Promise<{ token: string; invocationId: string; expiresAt: number }> {
+    const session = await this.#read(input.sessionId);
     if (!session) {
       throw new AoError(BrokerErrors.AO_ERR_UNKNOWN_SESSION, `unknown session "${input.sessionId}"`, {
         httpStatus: 404,
@@ -224,7 +319,7 @@ export class SessionStore {
       id: invocationId,
       sessionId: session.id,
       command: summarizeArgv(["gh", ...argv]),
-      argv: JSON.stringify(argv.map((a) => summarizeArgv([a]))),
+      argv: JSON.stringify(redactGhArgs(argv).map((a) => summarizeArgv([a]))),
       startedAt: String(now),
     };
     if (input.cwd) record.cwd = input.cwd;
@@ -239,9 +334,14 @@ export class SessionStore {
       invocationId,
       readOnly: session.readOnly || (input.readOnly ?? false),
       ttlSeconds,
+      notAfter: session.expiresAt,
     });
     await this.#redis.hset(`${this.#p}:invocation:${invocationId}`, "tokenHash", hashToken(token));
-    return { token, invocationId, expiresAt: now + ttlSeconds * 1000 };
+    return {
+      token,
+      invocationId,
+      expiresAt: Math.min(now + ttlSeconds * 1000, session.expiresAt ?? Infinity),
+    };
   }
 
   /**
@@ -264,7 +364,7 @@ export class SessionStore {
     const fields: Record<string, string> = {
       id: input.id,
       command: summarizeArgv(["gh", ...input.argv]),
-      argv: JSON.stringify(input.argv.map((a) => summarizeArgv([a]))),
+      argv: JSON.stringify(redactGhArgs(input.argv).map((a) => summarizeArgv([a]))),
       startedAt: String(now),
     };
     if (input.cwd) fields.cwd = input.cwd;
@@ -277,6 +377,15 @@ export class SessionStore {
   }
 
   async finishInvocation(input: {
+    invocationId: string;
+    exitCode: number;
+    signal?: string | undefined;
+    durationMs: number;
+  }): Promise<InvocationRecord | undefined> {
+    return this.#whileReachable("record the invocation's end", () => this.#finishInvocation(input));
+  }
+
+  async #finishInvocation(input: {
     invocationId: string;
     exitCode: number;
     signal?: string | undefined;
@@ -318,15 +427,23 @@ export class SessionStore {
   }
 
   /** Puts a session and one of its tokens back (after Redis lost its data); keeps what exists. */
-  async restore(tokenHash: string, token: TokenRecord, session: SessionRecord): Promise<void> {
+  async restore(
+    tokenHash: string | undefined,
+    token: TokenRecord | undefined,
+    session: SessionRecord,
+  ): Promise<void> {
+    if (session.expiresAt !== undefined && session.expiresAt <= this.#now()) return;
     const sessionKey = `${this.#p}:session:${session.id}`;
     const multi = this.#redis.multi();
-    if (!(await this.#redis.exists(sessionKey)))
+    if (!(await this.#redis.exists(sessionKey))) {
       multi.hset(sessionKey, sessionFields(session)).sadd(`${this.#p}:sessions`, session.id);
-    multi
-      .hset(`${this.#p}:token:${tokenHash}`, tokenFields(token))
-      .pexpireat(`${this.#p}:token:${tokenHash}`, token.expiresAt)
-      .sadd(`${this.#p}:session:${session.id}:tokens`, tokenHash);
+      if (session.expiresAt !== undefined) multi.pexpireat(sessionKey, session.expiresAt);
+    }
+    if (tokenHash && token)
+      multi
+        .hset(`${this.#p}:token:${tokenHash}`, tokenFields(token))
+        .pexpireat(`${this.#p}:token:${tokenHash}`, token.expiresAt)
+        .sadd(`${this.#p}:session:${session.id}:tokens`, tokenHash);
     await multi.exec();
   }
 
@@ -350,10 +467,12 @@ export class SessionStore {
     invocationId?: string;
     readOnly: boolean;
     ttlSeconds: number;
+    /** The session's own end: no token outlives it. */
+    notAfter?: number | undefined;
   }): Promise<string> {
     const token = newToken(input.kind);
     const hash = hashToken(token);
-    const expiresAt = this.#now() + input.ttlSeconds * 1000;
+    const expiresAt = Math.min(this.#now() + input.ttlSeconds * 1000, input.notAfter ?? Infinity);
     const record: TokenRecord = {
       kind: input.kind,
       sessionId: input.sessionId,
@@ -367,6 +486,7 @@ export class SessionStore {
       .pexpireat(`${this.#p}:token:${hash}`, expiresAt)
       .sadd(`${this.#p}:session:${input.sessionId}:tokens`, hash)
       .exec();
+    this.#known.rememberToken(input.sessionId, hash, record);
     return token;
   }
 }
@@ -383,6 +503,7 @@ function sessionFields(session: SessionRecord): Record<string, string> {
   if (session.issueId) fields.issueId = session.issueId;
   if (session.worktree) fields.worktree = session.worktree;
   if (session.budgetGroup) fields.budgetGroup = session.budgetGroup;
+  if (session.expiresAt !== undefined) fields.expiresAt = String(session.expiresAt);
   return fields;
 }
 
@@ -408,7 +529,16 @@ function parseSession(raw: Record<string, string>): SessionRecord {
     worktree: raw.worktree || undefined,
     createdAt: Number(raw.createdAt ?? 0),
     budgetGroup: raw.budgetGroup || undefined,
+    expiresAt: raw.expiresAt ? Number(raw.expiresAt) : undefined,
   };
+}
+
+function unavailable(what: string, cause: unknown): AoError {
+  return new AoError(
+    BrokerErrors.AO_ERR_STATE_UNAVAILABLE,
+    `ao-broker cannot ${what} right now: its Redis is unreachable; retry shortly`,
+    { httpStatus: 503, data: { retryAfterSeconds: 5 }, cause },
+  );
 }
 
 function parseInvocation(raw: Record<string, string>): InvocationRecord {

@@ -59,12 +59,21 @@ export function registerBrokerAdminCommands(program: Command): void {
       ];
       const redis = s.redis as { url?: string; source?: string } | undefined;
       if (redis) lines.push(`redis     ${redis.url ?? "?"} (${redis.source ?? "?"})`);
+      const identity = s.identity as { login?: string } | undefined;
+      if (identity?.login)
+        lines.push(
+          `identity  ${identity.login} (namespace ${String((redis as { namespace?: string })?.namespace)})`,
+        );
       const upstream = s.upstream as { url?: string; simulated?: boolean } | undefined;
       if (upstream)
         lines.push(`upstream  ${upstream.url ?? "?"}${upstream.simulated ? " (embedded simulator)" : ""}`);
       if (s.sessions !== undefined) lines.push(`sessions  ${String(s.sessions)}`);
       if (shim.installed) lines.push(...shimHealthLines(shim).map((line) => `shim      ${line}`));
       else lines.push(`shim      not installed in ${shim.dir} (\`ao-broker shim install\`)`);
+      if (s.degraded === true)
+        lines.push(
+          "state     degraded: Redis unreachable (local budget, direct upstream, IPC writes refused)",
+        );
       process.stdout.write(`${lines.join("\n")}\n`);
     });
 

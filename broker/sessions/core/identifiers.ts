@@ -1,3 +1,5 @@
+import { redactArgs, scrubText } from "../../../otel/index.js";
+
 /**
  * Shapes of the identifiers sessions are made of, checked before anything touches Redis: session
  * ids become key segments and repos become GitHub paths, so both are restricted to what GitHub
@@ -24,11 +26,22 @@ export function tokenKind(token: string): TokenKind | undefined {
   return token.startsWith(TOKEN_PREFIX.session) ? "session" : "invocation";
 }
 
+/**
+ * gh arguments as the broker may keep them (invocation records, recent commands, the call stream):
+ * the trace file's rules (otel/core/redact-args.ts: Authorization headers, credential fields and
+ * flags, `gh secret set --body/-b`, anything token-shaped).
+ */
+export function redactGhArgs(args: readonly string[]): string[] {
+  return redactArgs(args);
+}
+
 /** "gh pr checks 12 --watch" from argv, with values of secret-looking flags dropped. */
 export function summarizeArgv(argv: readonly string[], maxLength = 200): string {
   const parts: string[] = [];
   let redactNext = false;
-  for (const arg of argv) {
+  // With the command word, the positional rules (`secret set NAME --body VALUE`) apply too.
+  const redacted = argv[0] === "gh" ? ["gh", ...redactArgs(argv.slice(1))] : argv.map((a) => scrubText(a));
+  for (const arg of redacted) {
     if (redactNext) {
       parts.push("[REDACTED]");
       redactNext = false;

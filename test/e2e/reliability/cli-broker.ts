@@ -166,8 +166,17 @@ export interface QueuedWrites {
  * The write lane as BullMQ left it in Redis, each job named by the marker found in its body.
  * Read right after a SIGKILL, nothing moves it: waiting jobs never started.
  */
+/**
+ * The identity-scoped namespace under a configured prefix (broker/redis/identity-namespace.ts):
+ * these tests run brokers of one identity, so exactly one namespace claim exists.
+ */
+async function namespaceUnder(redis: Redis, prefix: string): Promise<string> {
+  const claims = await redis.keys(`${prefix}:*:identity`);
+  return claims.length === 1 ? (claims[0] as string).slice(0, -":identity".length) : prefix;
+}
+
 export async function queuedWrites(redis: Redis, prefix = "aob", marker: RegExp): Promise<QueuedWrites> {
-  const base = `{${prefix}:up}:writes`;
+  const base = `{${await namespaceUnder(redis, prefix)}:up}:writes`;
   const [wait, prioritized, delayed, active] = await Promise.all([
     redis.lrange(`${base}:wait`, 0, -1),
     redis.zrange(`${base}:prioritized`, "0", "-1"),
@@ -199,7 +208,7 @@ export async function queuedWrites(redis: Redis, prefix = "aob", marker: RegExp)
 
 /** What BullMQ recorded of a write job's end, for a failure message that says why. */
 export async function writeJobFate(redis: Redis, id: string, prefix = "aob"): Promise<string> {
-  const job = await redis.hgetall(`{${prefix}:up}:writes:${id}`);
+  const job = await redis.hgetall(`{${await namespaceUnder(redis, prefix)}:up}:writes:${id}`);
   if (!job.data) return "job gone (removed after it finished)";
   const at = (ms?: string) => (ms ? new Date(Number(ms)).toISOString() : "never");
   return `started ${at(job.processedOn)}, finished ${at(job.finishedOn)}, ${

@@ -188,7 +188,8 @@ export async function startShimBroker(
   return {
     broker,
     redis,
-    prefix,
+    // Keys live under the identity-scoped namespace, not the configured prefix itself.
+    prefix: broker.redis.namespace,
     socketPath: broker.socketPath,
     gatewayUrl: broker.gatewayUrl,
     upstream,
