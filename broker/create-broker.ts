@@ -323,6 +323,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       publicHost: config.gateway.publicHost,
       blobHosts: config.gateway.blobHosts,
       maxBodyBytes: config.gateway.maxBodyBytes,
+      connections: {
+        maxConnections: config.gateway.maxConnections,
+        headerTimeoutMs: config.gateway.headerTimeoutMs,
+        idleTimeoutMs: config.gateway.idleTimeoutMs,
+      },
       defaultDeadlineMs: config.gateway.defaultDeadlineMs,
       allowRemoteMetrics: config.gateway.allowRemoteMetrics,
       upstreamBase: upstreamUrl,
@@ -367,6 +372,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
 
     const ipc = new IpcServer({
       socketPath: resolved.socketPath,
+      maxConnections: config.ipc.maxConnections,
+      helloTimeoutMs: config.ipc.helloTimeoutMs,
       brokerInfo: () => ({
         version: BROKER_VERSION,
         pid: process.pid,
