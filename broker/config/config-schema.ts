@@ -69,6 +69,24 @@ export const configSchema = z.strictObject({
         .min(1024)
         .default(25 * 1024 * 1024)
         .describe("Largest request body accepted (413 beyond)."),
+      maxConnections: z
+        .number()
+        .int()
+        .min(8)
+        .default(512)
+        .describe(
+          "Gateway connections open at once. One more evicts, in order: connections that have not shown a valid broker token, then authenticated keep-alive ones waiting for their next request; an authenticated request in progress is never cut (503 when all are). With ipc.maxConnections (256) it leaves ~256 of a 1024 file-descriptor limit for upstream, Redis and files.",
+        ),
+      headerTimeoutMs: ms
+        .min(100)
+        .default(10_000)
+        .describe(
+          "Time a connection has to complete a request's headers, from connect (or from its last answer while no valid token was seen on it); then it is closed. Stops slowloris clients.",
+        ),
+      idleTimeoutMs: ms
+        .min(100)
+        .default(65_000)
+        .describe("How long an authenticated keep-alive connection may wait for its next request."),
       defaultDeadlineMs: ms
         .default(10 * 60_000)
         .describe("How long a request may wait for budget before the caller gets GitHub's rate-limit error."),
@@ -86,6 +104,22 @@ export const configSchema = z.strictObject({
         .describe(
           "Hosts of pre-signed artifact/log downloads that gh follows after a redirect; fetched without the PAT.",
         ),
+    })
+    .prefault({}),
+  ipc: z
+    .strictObject({
+      maxConnections: z
+        .number()
+        .int()
+        .min(4)
+        .default(256)
+        .describe(
+          "IPC connections open at once. One more evicts a connection that has not said hello (oldest first), else the longest-idle one with no call in flight and no event subscription; only when none is evictable is it refused (-32003).",
+        ),
+      helloTimeoutMs: ms
+        .min(100)
+        .default(10_000)
+        .describe("Time a new IPC connection has to send hello before it is closed."),
     })
     .prefault({}),
   sessions: z

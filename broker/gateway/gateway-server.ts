@@ -5,6 +5,9 @@
  * classify → refuse writes on read-only tokens → run the pipeline → answer with GitHub's headers
  * plus x-ao-broker-cache, x-ao-broker-cost and the SESSION's view of x-ratelimit-*.
  * Malformed HTTP gets a 400 from Node's parser hook; nothing a client sends can throw out of here.
+ * The token is checked as soon as the headers are in, before any body is read: an unknown caller
+ * gets GitHub's 401 and the socket is closed unread. Connection bounds, eviction order and the
+ * header / idle timeouts are connection-bounds.ts's (decision 0012).
  * close() stops accepting, lets in-flight requests finish (the drain), then ends idle sockets.
  */
 
@@ -24,6 +27,7 @@ import type {
   Handler,
   PriorityClass,
 } from "../pipeline/types.js";
+import { ConnectionBounds, type ConnectionCounts } from "./connection-bounds.js";
 import {
   brokerRequestId,
   coherentView,
@@ -56,12 +60,23 @@ export interface GatewayEvent {
   readonly durationMs: number;
 }
 
+/** Connection bounds (decision 0012); the defaults fit a 1024 file-descriptor limit. */
+export interface GatewayConnectionLimits {
+  /** Sockets open at once; one more evicts the least valuable (connection-bounds.ts). @defaultValue 512 */
+  readonly maxConnections?: number | undefined;
+  /** Time to complete a request's headers, counted from connect or the last answer. @defaultValue 10000 */
+  readonly headerTimeoutMs?: number | undefined;
+  /** How long an authenticated keep-alive connection may wait for its next request. @defaultValue 65000 */
+  readonly idleTimeoutMs?: number | undefined;
+}
+
 export interface GatewayServerOptions {
   readonly host: string;
   readonly port: number;
   readonly publicHost: string;
   readonly blobHosts: readonly string[];
   readonly maxBodyBytes: number;
+  readonly connections?: GatewayConnectionLimits | undefined;
   readonly defaultDeadlineMs: number;
   readonly allowRemoteMetrics: boolean;
   /** Tell the upstream which host the client used (X-Forwarded-Host/-Proto). @defaultValue false */
@@ -109,6 +124,7 @@ function formatCost(cost: number): string {
 export class GatewayServer {
   readonly #options: GatewayServerOptions;
   readonly #server: Server;
+  readonly #bounds: ConnectionBounds;
   #inFlight = 0;
   readonly #rewritten = new WeakMap<Buffer, Map<string, Buffer>>();
   #draining = false;
@@ -116,12 +132,31 @@ export class GatewayServer {
 
   constructor(options: GatewayServerOptions) {
     this.#options = options;
+    const limits = {
+      maxConnections: options.connections?.maxConnections ?? 512,
+      headerTimeoutMs: options.connections?.headerTimeoutMs ?? 10_000,
+      idleTimeoutMs: options.connections?.idleTimeoutMs ?? 65_000,
+    };
+    const requestTimeout = 120_000;
     this.#server = createServer(
-      { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 120_000 },
+      {
+        keepAliveTimeout: limits.idleTimeoutMs,
+        // Node's own check runs only every connectionsCheckingInterval; ConnectionBounds' sweep is
+        // the one that holds to the setting. Node requires headersTimeout <= requestTimeout.
+        headersTimeout: Math.min(limits.headerTimeoutMs, requestTimeout),
+        requestTimeout,
+      },
       (req, res) => {
         void this.#handle(req, res);
       },
     );
+    this.#bounds = new ConnectionBounds({ ...limits, logger: options.logger });
+    this.#bounds.attach(this.#server);
+    // Accept errors (EMFILE when something else spent the descriptors) must not end the daemon:
+    // without a listener an 'error' event throws. libuv keeps accepting once descriptors free up.
+    this.#server.on("error", (error: NodeJS.ErrnoException) => {
+      if (this.#server.listening) this.#options.logger.warn({ err: error }, "gateway accept failed");
+    });
     this.#server.on("clientError", (_error, socket) => {
       if (socket.writable)
         socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
@@ -174,9 +209,15 @@ export class GatewayServer {
     return this.#inFlight;
   }
 
+  /** Open connections and how many were evicted, refused at the bound, or timed out. */
+  get connectionCounts(): ConnectionCounts {
+    return this.#bounds.counts;
+  }
+
   /** Stops accepting, waits for in-flight requests (up to graceMs), then closes every socket. */
   async close(graceMs = 30_000): Promise<void> {
     this.#draining = true;
+    this.#bounds.stop();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
     if (this.#inFlight > 0) {
@@ -193,6 +234,9 @@ export class GatewayServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.#inFlight += 1;
+    const socket = req.socket;
+    this.#bounds.requestStarted(socket);
+    res.once("close", () => this.#bounds.requestFinished(socket));
     try {
       await this.#route(req, res);
     } catch (error) {
@@ -236,6 +280,13 @@ export class GatewayServer {
       this.#send(res, githubError(503, "ao-broker is shutting down", { "retry-after": "5" }));
       return;
     }
+    const headers = lowerHeaders(req);
+    // The token before the body: an unknown caller's body is never read (issue 17).
+    let identity: { caller: Caller } | undefined;
+    if (target.kind !== "local" || target.route === "invocation-finish") {
+      identity = await this.#authenticate(req, res, headers);
+      if (!identity) return;
+    }
     let body: Buffer;
     try {
       body = await readBody(req, o.maxBodyBytes);
@@ -250,29 +301,11 @@ export class GatewayServer {
       }
       return;
     }
-    const headers = lowerHeaders(req);
-
     if (target.kind === "local") {
-      await this.#local(target.route, req, res, headers, body);
+      await this.#local(target.route, req, res, headers, body, identity);
       return;
     }
-
-    const token = bearer(headers.authorization);
-    if (!token) {
-      this.#send(res, githubError(401, "Requires authentication"));
-      return;
-    }
-    let identity: { caller: Caller } | undefined;
-    try {
-      identity = await o.authenticate(token);
-    } catch (error) {
-      this.#send(res, errorReply(error, { graphql: false }));
-      return;
-    }
-    if (!identity) {
-      this.#send(res, githubError(401, "Bad credentials"));
-      return;
-    }
+    if (!identity) return; // unreachable: every non-local target was authenticated above
 
     if (target.kind === "blob") {
       if (!o.blobFetch) {
@@ -364,6 +397,39 @@ export class GatewayServer {
   }
 
   /**
+   * Resolves the request's broker token from its headers alone. Without a valid one the caller
+   * gets GitHub's 401 and `connection: close`: Node then closes the socket once the answer is out,
+   * without reading the body (a few socket buffers at most reach the kernel, none the broker).
+   */
+  async #authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+  ): Promise<{ caller: Caller } | undefined> {
+    const token = bearer(headers.authorization);
+    let refusal: ErrorReply;
+    if (!token) refusal = githubError(401, "Requires authentication");
+    else {
+      try {
+        const identity = await this.#options.authenticate(token);
+        if (identity) {
+          this.#bounds.authenticated(req.socket);
+          return identity;
+        }
+        refusal = githubError(401, "Bad credentials");
+      } catch (error) {
+        refusal = errorReply(error, { graphql: false });
+      }
+    }
+    const complete = req.complete;
+    this.#send(
+      res,
+      complete ? refusal : { ...refusal, headers: { ...refusal.headers, connection: "close" } },
+    );
+    return undefined;
+  }
+
+  /**
    * Body URL rewriting, memoised per answer body: a cache hit hands out the same Buffer every time,
    * so its rewritten form is computed once per client base (and collected with the answer).
    */
@@ -430,11 +496,9 @@ export class GatewayServer {
   async #invocationFinish(
     req: IncomingMessage,
     res: ServerResponse,
-    headers: Record<string, string>,
     body: Buffer,
+    identity: { caller: Caller } | undefined,
   ): Promise<void> {
-    const token = bearer(headers.authorization);
-    const identity = token ? await this.#options.authenticate(token) : undefined;
     if (req.method !== "POST") {
       this.#send(res, githubError(404, "Not Found"));
       return;
@@ -475,6 +539,7 @@ export class GatewayServer {
     res: ServerResponse,
     headers: Record<string, string>,
     body: Buffer,
+    identity: { caller: Caller } | undefined,
   ): Promise<void> {
     const o = this.#options;
     if (route === "health") {
@@ -486,7 +551,7 @@ export class GatewayServer {
       return;
     }
     if (route === "invocation-finish") {
-      await this.#invocationFinish(req, res, headers, body);
+      await this.#invocationFinish(req, res, body, identity);
       return;
     }
     if (route === "metrics") {

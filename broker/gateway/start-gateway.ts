@@ -37,6 +37,11 @@ export async function startGateway(
     publicHost: config.gateway.publicHost,
     blobHosts: config.gateway.blobHosts,
     maxBodyBytes: config.gateway.maxBodyBytes,
+    connections: {
+      maxConnections: config.gateway.maxConnections,
+      headerTimeoutMs: config.gateway.headerTimeoutMs,
+      idleTimeoutMs: config.gateway.idleTimeoutMs,
+    },
     defaultDeadlineMs: config.gateway.defaultDeadlineMs,
     allowRemoteMetrics: config.gateway.allowRemoteMetrics,
     upstreamBase: parts.upstreamUrl,

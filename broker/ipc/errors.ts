@@ -21,7 +21,7 @@ export const IpcErrors = {
   AO_ERR_IPC_HELLO_REQUIRED: "AO_ERR_IPC_HELLO_REQUIRED",
   /** `hello` asked for a protocol version the broker does not speak (-32002). */
   AO_ERR_IPC_PROTOCOL_UNSUPPORTED: "AO_ERR_IPC_PROTOCOL_UNSUPPORTED",
-  /** The server is at maxConnections; the new connection is closed after this error (-32003). */
+  /** At maxConnections with none evictable (the new connection closes), or sent to an evicted one (-32003). */
   AO_ERR_IPC_TOO_MANY_CONNECTIONS: "AO_ERR_IPC_TOO_MANY_CONNECTIONS",
   /** The server is closing and takes no new calls (-32004). */
   AO_ERR_IPC_SHUTTING_DOWN: "AO_ERR_IPC_SHUTTING_DOWN",

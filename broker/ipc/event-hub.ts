@@ -60,6 +60,11 @@ export class EventHub {
     return { subscriptionId: id, topics: normalized };
   }
 
+  /** How many subscriptions connection `sinkId` holds (a subscribed connection is never evicted). */
+  subscriptionsOf(sinkId: string): number {
+    return this.#bySink.get(sinkId)?.size ?? 0;
+  }
+
   /** Idempotent; a connection can only end its own subscriptions. */
   unsubscribe(sink: EventSink, subscriptionId: string): boolean {
     const subscription = this.#subscriptions.get(subscriptionId);

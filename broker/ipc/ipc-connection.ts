@@ -9,7 +9,9 @@
  * - output: notifications are dropped while unsent output exceeds `notifyHighWaterBytes`, and a
  *   connection whose unsent output exceeds `maxBufferedBytes` when a reply is due is destroyed
  *   (it asked and does not read: a slow or stuck consumer);
- * - time: `hello` must arrive within `helloTimeoutMs`, or the connection is closed.
+ * - time: `hello` must arrive within `helloTimeoutMs`, or the connection is closed;
+ * - count: the server evicts connections at its bound (ipc-server.ts); `lastActiveAt` is what
+ *   "longest idle" means there, and `evict()` closes at once so the descriptor is free again.
  * No half-open connections: when the client ends its side the connection closes and calls still
  * running see their `signal` abort (a client that went away should not hold a budget or queue slot).
  */
@@ -59,6 +61,7 @@ export class IpcConnection {
   #ending = false;
   #closed = false;
   #calls = 0;
+  #lastActiveAt = Date.now();
 
   constructor(options: IpcConnectionOptions) {
     this.id = options.id;
@@ -84,6 +87,7 @@ export class IpcConnection {
 
     this.#onLine = options.onLine;
     this.#socket.on("data", (chunk: Buffer) => {
+      this.#lastActiveAt = Date.now();
       const { lines, overflow } = this.#splitter.push(chunk);
       this.#queue.push(...lines);
       this.#drain();
@@ -114,6 +118,11 @@ export class IpcConnection {
     return this.#closed;
   }
 
+  /** When the client last sent something or a call of its finished (ms since the epoch). */
+  get lastActiveAt(): number {
+    return this.#lastActiveAt;
+  }
+
   /** A new reference for logs, unique within the server: `c3-17`. */
   nextRef(): string {
     this.#calls += 1;
@@ -136,6 +145,7 @@ export class IpcConnection {
     this.#inFlight += 1;
     const settle = () => {
       this.#inFlight -= 1;
+      this.#lastActiveAt = Date.now();
       this.#drain();
       if (this.#inFlight === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
     };
@@ -205,6 +215,21 @@ export class IpcConnection {
     this.#ending = true;
     this.#socket.pause();
     this.#socket.end();
+    setTimeout(() => this.destroy(), END_GRACE_MS).unref();
+  }
+
+  /**
+   * Closed to make room for a new connection: `error` is written, and the socket is destroyed as
+   * soon as it is handed to the kernel (no grace: under a flood, lingering sockets would spend the
+   * descriptors the bound is there to keep).
+   */
+  evict(error: JsonRpcErrorObject): void {
+    if (this.#ending || this.#closed) return;
+    this.#ending = true;
+    this.#socket.pause();
+    this.#socket.end(`${JSON.stringify({ jsonrpc: "2.0", id: null, error })}\n`, () =>
+      this.#socket.destroy(),
+    );
     setTimeout(() => this.destroy(), END_GRACE_MS).unref();
   }
 

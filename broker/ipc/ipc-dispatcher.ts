@@ -134,6 +134,22 @@ export class IpcDispatcher {
     );
   }
 
+  /** The error object sent to a connection closed to make room for a new one. */
+  evicted(maxConnections: number, reason: "no-hello" | "idle"): JsonRpcErrorObject {
+    const why =
+      reason === "no-hello"
+        ? "this connection had not said hello"
+        : "this connection was the longest idle, with no call in flight and no subscription";
+    return this.#errorObject(
+      ipcError(
+        "AO_ERR_IPC_TOO_MANY_CONNECTIONS",
+        `the broker is at its ${maxConnections} connections and ${why}; closing it to admit a new one`,
+        { maxConnections, evicted: true },
+      ),
+      "evicted",
+    );
+  }
+
   #run(connection: IpcConnection, method: string, params: unknown, id: JsonRpcId, answer: boolean): void {
     let route: Route;
     let parsed: unknown;

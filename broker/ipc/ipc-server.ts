@@ -7,6 +7,10 @@
  * Shutdown order (close): stop accepting; answer new calls with -32004; let calls in flight finish
  * for up to `closeGraceMs`; end every connection (their `signal`s abort, subscriptions end);
  * remove the socket file if it is still ours.
+ *
+ * Bound (decision 0012): at `maxConnections` a new connection is not refused while an existing one
+ * is worth less: one that never said hello goes first, then the longest idle (#evictee). So a
+ * flood of connections that never say hello cannot lock a real client out.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,7 +31,11 @@ export interface IpcServerOptions {
   readonly group?: string | number;
   /** Longest accepted line in bytes; longer ones get -32600 and the connection closes. @defaultValue 1048576 */
   readonly maxLineBytes?: number;
-  /** Connections served at once; extra ones get -32003 and are closed. @defaultValue 512 */
+  /**
+   * Connections served at once. One more evicts a connection that never said hello (oldest
+   * first), else the longest-idle one with no call in flight and no subscription; only when none
+   * is evictable does the new one get -32003 and close. @defaultValue 256
+   */
   readonly maxConnections?: number;
   /** Calls running at once per connection before it stops being read. @defaultValue 64 */
   readonly maxInFlightPerConnection?: number;
@@ -62,6 +70,7 @@ export class IpcServer {
   #closing = false;
   #closed: Promise<void> | undefined;
   #nextConnection = 1;
+  #lastWarning = 0;
 
   constructor(options: IpcServerOptions) {
     this.#options = options;
@@ -147,6 +156,29 @@ export class IpcServer {
     this.#logger.info({ socket: this.socketPath }, "IPC server closed");
   }
 
+  /**
+   * Who makes room for a new connection: the oldest that never said hello (the Map keeps connect
+   * order), else the longest idle with no call in flight and no subscription; undefined if none.
+   */
+  #evictee(): IpcConnection | undefined {
+    let idlest: IpcConnection | undefined;
+    for (const connection of this.#connections.values()) {
+      if (connection.closed) continue;
+      if (connection.client === undefined) return connection;
+      if (connection.inFlight > 0 || this.#hub.subscriptionsOf(connection.id) > 0) continue;
+      if (idlest === undefined || connection.lastActiveAt < idlest.lastActiveAt) idlest = connection;
+    }
+    return idlest;
+  }
+
+  /** At most one warning a minute: a flood must not become a log flood. */
+  #warn(message: string, maxConnections: number): void {
+    const now = Date.now();
+    if (now - this.#lastWarning < 60_000) return;
+    this.#lastWarning = now;
+    this.#logger.warn({ maxConnections, connections: this.#connections.size }, message);
+  }
+
   #accept(socket: Socket): void {
     const dispatcher = this.#dispatcher;
     if (dispatcher === undefined || this.#closing) {
@@ -154,13 +186,20 @@ export class IpcServer {
       return;
     }
     socket.on("error", () => undefined);
-    const max = this.#options.maxConnections ?? 512;
+    const max = this.#options.maxConnections ?? 256;
     if (this.#connections.size >= max) {
-      this.#logger.warn({ maxConnections: max }, "IPC connection refused: too many connections");
-      const error = dispatcher.tooManyConnections(max);
-      socket.end(`${JSON.stringify({ jsonrpc: "2.0", id: null, error })}\n`);
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
+      const victim = this.#evictee();
+      if (victim === undefined) {
+        this.#warn("IPC connection refused: every connection is busy or subscribed", max);
+        const error = dispatcher.tooManyConnections(max);
+        // Closed once the answer is out: refused sockets must not pile up and spend descriptors.
+        socket.end(`${JSON.stringify({ jsonrpc: "2.0", id: null, error })}\n`, () => socket.destroy());
+        setTimeout(() => socket.destroy(), 1000).unref();
+        return;
+      }
+      this.#warn("IPC at its connection limit: evicting a connection", max);
+      this.#connections.delete(victim.id);
+      victim.evict(dispatcher.evicted(max, victim.client === undefined ? "no-hello" : "idle"));
     }
     const maxLineBytes = this.#options.maxLineBytes ?? 1024 * 1024;
     const connection = new IpcConnection({

@@ -41,6 +41,8 @@ export async function startIpc(context: BrokerContext, parts: IpcParts): Promise
   const socket = resolved.socketPath;
   const ipc = new IpcServer({
     socketPath: socket,
+    maxConnections: config.ipc.maxConnections,
+    helloTimeoutMs: config.ipc.helloTimeoutMs,
     brokerInfo: () => ({ version: BROKER_VERSION, pid: process.pid, gatewayUrl: gateway.url, socket }),
     logger: logger.child({ component: "ipc" }),
     secrets: context.secrets,

@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import type { Redis } from "ioredis";
 import { GraphQLAnalyzer } from "../../broker/cache/graphql-analyzer.js";
 import { ResponseCache } from "../../broker/cache/response-cache.js";
-import { GatewayServer } from "../../broker/gateway/gateway-server.js";
+import { type GatewayConnectionLimits, GatewayServer } from "../../broker/gateway/gateway-server.js";
 import { createRedisClient } from "../../broker/index.js";
 import { classifyRequest, type FreshnessPolicy } from "../../broker/pipeline/classify.js";
 import { createGatewayPipeline } from "../../broker/pipeline/create-gateway-pipeline.js";
@@ -40,6 +40,7 @@ export interface GatewayStackOptions {
   readonly maxBodyBytes?: number;
   readonly upstreamBase?: string;
   readonly defaultDeadlineMs?: number;
+  readonly connections?: GatewayConnectionLimits;
 }
 
 export async function startGatewayStack(options: GatewayStackOptions): Promise<GatewayStack> {
@@ -85,6 +86,7 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
     publicHost: "api.github.localhost",
     blobHosts: [],
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    connections: options.connections,
     defaultDeadlineMs: options.defaultDeadlineMs ?? 30_000,
     allowRemoteMetrics: false,
     upstreamBase: options.upstreamBase ?? "https://api.github.com",

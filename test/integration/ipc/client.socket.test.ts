@@ -125,7 +125,8 @@ describe("BrokerClient", () => {
 
     it("reports the broker's reason when it refuses the connection", async () => {
       const s = await server({ maxConnections: 1 });
-      await client(s.path);
+      const subscribed = await client(s.path);
+      await subscribed.subscribe(undefined, () => undefined); // so it is not evictable
       const error = await connectBroker({ socketPath: s.path }).catch((e: unknown) => e);
       expect(isAoError(error, "AO_ERR_IPC_TOO_MANY_CONNECTIONS")).toBe(true);
       expect((error as AoError).rpcCode).toBe(-32003);

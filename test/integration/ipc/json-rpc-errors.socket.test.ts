@@ -286,10 +286,13 @@ describe("IPC server errors", () => {
   });
 
   describe("when the server is full", () => {
-    it("answers -32003 to the connection over maxConnections and closes it", async () => {
+    it("answers -32003 to the connection over maxConnections and closes it when none can be evicted", async () => {
       t = await startTestServer({ maxConnections: 2 });
       const a = await RawPeer.ready(t.path);
       const b = await RawPeer.ready(t.path);
+      // Subscribed connections are never evicted (AO's event stream).
+      expect(await a.call("s", "events.subscribe", {})).toMatchObject({ result: {} });
+      expect(await b.call("s", "events.subscribe", {})).toMatchObject({ result: {} });
       const c = await RawPeer.open(t.path);
       peers.push(a, b, c);
       await c.closed;
