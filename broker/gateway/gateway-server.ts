@@ -27,7 +27,6 @@ import type {
   Handler,
   PriorityClass,
 } from "../pipeline/types.js";
-import { ConnectionBounds, type ConnectionCounts } from "./connection-bounds.js";
 import {
   brokerRequestId,
   coherentView,
@@ -35,6 +34,7 @@ import {
   rateHeaders,
   rewriteRateLimitBody,
 } from "./answer-headers.js";
+import { ConnectionBounds, type ConnectionCounts } from "./connection-bounds.js";
 import {
   type LocalRoute,
   resolveTarget,
