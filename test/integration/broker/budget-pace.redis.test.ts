@@ -112,7 +112,7 @@ describe("a paced window", () => {
     const inspect = new Redis({ path: redis.server.socketPath });
     try {
       const groups = await inspect.hmget(
-        `{${prefix}:budget}:sx:core`,
+        `{${broker.broker.redis.namespace}:budget}:sx:core`,
         "g:agent-id-1",
         "g:agent-id-2",
         "g:other-agent",
