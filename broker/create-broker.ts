@@ -233,7 +233,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       client,
       logger: logger.child({ component: "queue" }),
       requestTimeoutMs: config.upstream.timeoutMs,
-      policy: { concurrency: config.queue.concurrency, graphqlRateLimitAlias: RATE_LIMIT_ALIAS },
+      policy: {
+        concurrency: config.queue.concurrency,
+        ...config.queue.pacing,
+        graphqlRateLimitAlias: RATE_LIMIT_ALIAS,
+      },
     });
     await queue.start();
     // The queue drains this broker's submissions, then waits for the jobs its workers run.
