@@ -80,6 +80,8 @@ export interface BenchOptions {
    * short windows hold few PR creates, the main cost driver). @defaultValue true with quick
    */
   readonly confirm?: boolean;
+  /** Open every agent's broker session read-only: a broker that refuses writes (tests). */
+  readonly brokerSessionsReadOnly?: boolean;
 }
 
 /** A quick run's share of its time budget per arm: the broker's search climbs highest. */
@@ -266,6 +268,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           redisUrl: options.redisUrl ?? redis?.url ?? "",
           ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
           ...(options.brokerProcess ? { brokerProcess: options.brokerProcess } : {}),
+          ...(options.brokerSessionsReadOnly ? { brokerSessionsReadOnly: true } : {}),
           stepId: `${process.pid}x${stepCounter++}`,
           enforceLimits: options.enforceLimits ?? false,
           onProgress: (phase, fraction) => progress.stepProgress(phase, fraction),

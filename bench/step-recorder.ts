@@ -123,15 +123,17 @@ export class StepRecorder {
   }
 
   #batchBoundSimMs: number | undefined;
+  #writeBoundSimMs: number | undefined;
 
   /**
-   * The longest a GraphQL query may wait for batch partners by the broker's design (its largest
-   * agent-facing latency budget, simulated ms). A GraphQL answer's designed wait up to this bound
-   * is scaled back to simulated time; beyond it, it is the machine being late (a timer that fired
-   * late, a loaded process) and counts as measured — see docs/decisions/0006.
+   * The longest a read may wait by the broker's design (its largest agent-facing batching
+   * budget, simulated ms). A read's designed wait up to this bound is scaled back to simulated
+   * time; beyond it, it counts at its real duration (a late timer, a loaded queue) — see
+   * docs/decisions/0006. A write's bound is the broker's mutation spacing, likewise.
    */
-  setBatchBound(simMs: number): void {
-    this.#batchBoundSimMs = simMs;
+  setWaitBounds(readSimMs: number, writeSimMs: number): void {
+    this.#batchBoundSimMs = readSimMs;
+    this.#writeBoundSimMs = writeSimMs;
   }
 
   /** Starts the measured window at `at` (the simulator's clock). */
@@ -157,16 +159,19 @@ export class StepRecorder {
     const designed = observation.designedWaitMs;
     // What the broker imposed by design runs on compressed constants: back to simulated time
     // (× scale). The rest is the machine's processing time, reported as measured and apart.
-    let imposedReal =
+    const imposedReal =
       designed !== undefined
         ? Math.min(designed, extra)
         : this.#o.scaledWait?.(observation.cacheLabel)
           ? extra
           : 0;
-    // Queries only: mutations are never batched (they wait on spacing and pacing, scaled apart).
-    if (observation.graphql && !observation.write && this.#batchBoundSimMs !== undefined)
-      imposedReal = Math.min(imposedReal, this.#batchBoundSimMs / this.#o.scale);
-    const imposed = imposedReal * this.#o.scale;
+    // A read's designed wait runs on the broker's batching window, a compressed constant: up to
+    // that bound it is scaled back (× scale). Beyond it, it is a timer that fired late or a queue
+    // slowed by a loaded machine: counted at its real duration, as it would cost an agent at ×1.
+    // A write's is the mutation spacing (queue.pacing), compressed the same way.
+    const bound = observation.write ? this.#writeBoundSimMs : this.#batchBoundSimMs;
+    const nominalReal = bound !== undefined ? Math.min(imposedReal, bound / this.#o.scale) : imposedReal;
+    const imposed = nominalReal * this.#o.scale + (imposedReal - nominalReal);
     const machine = extra - imposedReal;
     this.#waits.push(imposed + machine);
     this.#imposed.push(imposed);

@@ -39,6 +39,12 @@ function agentBatchBoundMs(config: Record<string, unknown>): number {
   return Math.max(0, ...agentClasses.map((c) => budgets?.[c] ?? 0));
 }
 
+/** The least time between two mutations by this config (simulated ms). */
+function mutationSpacingMs(config: Record<string, unknown>): number {
+  const queue = config.queue as { pacing?: { mutationSpacingMs?: number } } | undefined;
+  return queue?.pacing?.mutationSpacingMs ?? 0;
+}
+
 async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise<Orchestrator | undefined> {
   if (!client.methods.includes("lifecycle.watch")) return undefined;
   const watch = async (session: SessionSpec, pr?: number) => {
@@ -120,7 +126,7 @@ export async function startBrokerArm(
     lifecycle: { ...lifecycle, settings: { ...DEFAULT_LIFECYCLE_CONFIG, ...lifecycle?.settings } },
   };
   const { overrides: scaledOverrides, scaled } = scaleTimeConstants(effective, env.clock.scale);
-  env.recorder.setBatchBound(agentBatchBoundMs(base));
+  env.recorder.setWaitBounds(agentBatchBoundMs(base), mutationSpacingMs(base));
   const overrides = merge(brokerConfig, scaledOverrides);
   const broker = await launchBroker({
     config: {
