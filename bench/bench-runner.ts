@@ -165,7 +165,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   };
   const search: SearchOptions = {
     ...DEFAULT_SEARCH,
-    ...(quick ? { relativeTolerance: 0.15, maxSteps: 6 } : {}),
+    // Quick: ×2 steps, not ×4 — a step at 4× the last pass is the dearest of a quick run.
+    ...(quick ? { relativeTolerance: 0.15, maxSteps: 7, growth: 2 } : {}),
     max: options.maxSessions ?? DEFAULT_SEARCH.max,
     ...options.search,
   };
@@ -230,9 +231,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
         if (next === undefined && !list && confirm) {
           // The search is done: confirm its answer on a longer window before believing it.
           const best = sessionsToBudget(points);
-          if (best > 0 && points.some((p) => !p.pass && p.sessions > best) && !confirmed.has(best)) {
+          const short = stepTiming(best, profile.requestsPerSessionHour, plan).measureSimS;
+          // A count whose window is already the plan's longest is not confirmed (nothing longer to add).
+          if (
+            best > 0 &&
+            short < plan.maxWindowS &&
+            points.some((p) => !p.pass && p.sessions > best) &&
+            !confirmed.has(best)
+          ) {
             confirmed.add(best);
-            const short = stepTiming(best, profile.requestsPerSessionHour, plan).measureSimS;
             next = best;
             stepPlan = {
               ...plan,
@@ -303,10 +310,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
       const best = sessionsToBudget(points);
       toBudget[arm] = best;
       const failedAbove = points.some((p) => !p.pass && p.sessions > best);
-      bounds[arm] = best === 0 ? "none" : failedAbove ? "exact" : "at-least";
+      // Stopped for lack of time with the gap still open: the count is a floor, never the answer.
+      bounds[arm] = best === 0 ? "none" : failedAbove && !stoppedByBudget ? "exact" : "at-least";
       if (stoppedByBudget && bounds[arm] === "at-least") {
+        const above = Math.min(...points.filter((p) => !p.pass && p.sessions > best).map((p) => p.sessions));
         notes.push(
-          `${arm}: the search stopped at ${best} sessions for lack of time (quick run); a full run goes further`,
+          `${arm}: the search stopped at ${best} sessions for lack of time${Number.isFinite(above) ? ` (${above} failed; between them untried)` : ""}; a full run goes further`,
         );
       }
     }
