@@ -68,7 +68,12 @@ describe("the verdict judges writes and every fact", () => {
     ).report.runs;
 
   it("fails a step whose writes the broker refuses (read-only sessions), and passes them directly", async () => {
-    const [direct, broker] = await run({ arms: ["direct", "broker"], brokerSessionsReadOnly: true });
+    const [direct, broker] = await run({
+      arms: ["direct", "broker"],
+      brokerSessionsReadOnly: true,
+      // The first writes come early (sessions born in review merge at once): no warm-up to lose them.
+      plan: { ...PLAN, warmupS: 1, sessionSeconds: 300, minWindowS: 300, maxWindowS: 300 },
+    });
     expect(direct?.writes.attempted, "direct made writes").toBeGreaterThan(0);
     expect(direct?.writes.failed).toBe(0);
     expect(direct?.reasons.join("; ")).not.toMatch(/writes dropped/);
