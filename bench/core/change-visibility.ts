@@ -5,7 +5,7 @@
  * truth history the reader has caught up (core/staleness.ts `caughtUpTo`); a later answer that
  * catches up further "sees" every change in between, each after (answer time − change time). A
  * change's figure is the slowest reader's; a reader that read the fact after a change but never
- * caught up by the end of the window counts until the end (a lower bound, never dropped).
+ * caught up counts until its last read of the fact (a lower bound, never dropped).
  *
  * Only changes inside the measured window count, and only readers that had read the fact before
  * (an agent that starts reading a fact late did not wait for its old changes). Pure.
@@ -68,8 +68,10 @@ export class ChangeVisibility {
           // Behind only on changes it read after (it asked, and was told old news).
           if (!change || change.at < this.#windowStart || change.at > state.lastReadAt || change.at > end)
             continue;
+          // It was told old news until its last read; a reader that stopped reading (its phase
+          // moved on) is not waiting any more, so the window's end would overstate it.
           const id = `${key}@${i}`;
-          delays.set(id, Math.max(delays.get(id) ?? 0, end - change.at));
+          delays.set(id, Math.max(delays.get(id) ?? 0, Math.min(end, state.lastReadAt) - change.at));
         }
       }
     }
