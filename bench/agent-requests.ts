@@ -25,10 +25,29 @@ function designedWait(headers: Readonly<Record<string, string>>): number | undef
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/** GraphQL mutations that create content, as GitHub counts them for its 80/min and 500/h limits. */
+const CONTENT_CREATING =
+  /\b(createPullRequest|addComment|addPullRequestReview|createIssue|addPullRequestReviewComment|addPullRequestReviewThread)\s*\(/;
+
+/** A write: a REST method other than GET/HEAD, or a GraphQL mutation; with its content-creating flag. */
+export function writeKind(request: PreparedRequest): { contentCreating: boolean } | undefined {
+  if (request.graphql) {
+    if (!/^\s*mutation\b/.test(request.graphql.query)) return undefined;
+    return { contentCreating: CONTENT_CREATING.test(request.graphql.query) };
+  }
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  // REST POSTs that create issues, comments or reviews; a branch delete or a merge does not.
+  return {
+    contentCreating:
+      request.method === "POST" && /\/(issues|pulls)(\/\d+\/(comments|reviews))?$/.test(request.path),
+  };
+}
+
 export async function sendAgentRequest(
   path: AgentRequestPath,
   request: PreparedRequest,
   authorization: string,
+  reader?: string,
 ): Promise<ReplayAnswer> {
   const headers: Record<string, string> = { ...request.headers, authorization: `token ${authorization}` };
   if (headers["accept"] === "") delete headers["accept"];
@@ -40,7 +59,14 @@ export async function sendAgentRequest(
   });
   const json = parseJson(answer.body, answer.headers);
   const kind = classifyAnswer(answer.status, json, request.graphql !== undefined);
-  const facts = kind.ok ? extractFacts(request.operation, request.subject, json) : [];
+  const facts = kind.ok
+    ? extractFacts(
+        request.operation,
+        request.subject,
+        json,
+        json === undefined ? answer.body.toString("utf8") : undefined,
+      )
+    : [];
   await path.recorder.recordRequest({
     operation: request.operation,
     status: answer.status,
@@ -51,6 +77,8 @@ export async function sendAgentRequest(
     facts,
     designedWaitMs: designedWait(answer.headers),
     receivedAt: path.now(),
+    reader,
+    write: writeKind(request),
     graphql: request.graphql,
   });
   return {

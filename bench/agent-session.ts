@@ -240,7 +240,11 @@ export class AgentSession {
         } else if (phase === "review") {
           const verdict = await this.#phase("review", () => this.#awaitReview());
           if (verdict === "approved") {
-            await this.#run(["pr", "merge", String(this.#pr), "--squash", "--delete-branch"], prMerge);
+            const merge = await this.#run(
+              ["pr", "merge", String(this.#pr), "--squash", "--delete-branch"],
+              prMerge,
+            );
+            if (merge.ok) this.#d.recorder.recordMerge();
             return "merged";
           }
           ciFailedKnown = false;

@@ -5,9 +5,10 @@
  * Wall-clock durations are converted to simulated time here (× scale), once.
  */
 import type { RateLimitKind } from "./core/answer-kind.js";
-import type { Fact } from "./core/facts.js";
+import { ChangeVisibility } from "./core/change-visibility.js";
+import { FACT_KINDS, type Fact, type FactKind, factKind } from "./core/facts.js";
 import { percentiles } from "./core/percentiles.js";
-import type { CacheMix, Percentiles3 } from "./core/report-types.js";
+import type { CacheMix, FactStaleness, Percentiles3, WriteFigures } from "./core/report-types.js";
 import type { CostEstimator } from "./cost-estimator.js";
 import type { TruthTracker } from "./truth-tracker.js";
 
@@ -27,6 +28,10 @@ export interface RequestObservation {
   readonly designedWaitMs?: number | undefined;
   /** Simulator clock (epoch ms) when the answer arrived. */
   readonly receivedAt: number;
+  /** Who read the answer (the session id), for per-change visibility. */
+  readonly reader?: string | undefined;
+  /** Set for a write (a REST method other than GET/HEAD, or a GraphQL mutation). */
+  readonly write?: { readonly contentCreating: boolean } | undefined;
   readonly graphql?:
     | { readonly query: string; readonly variables: Readonly<Record<string, unknown>> }
     | undefined;
@@ -45,6 +50,8 @@ export interface RecorderOptions {
    * @defaultValue never
    */
   readonly scaledWait?: (cacheLabel: string | undefined) => boolean;
+  /** GitHub's latency in simulated ms (part of a write's latency). @defaultValue 0 */
+  readonly simLatencySimMs?: number;
 }
 
 /** The broker's answers that never waited on a compressed constant: served from its cache. */
@@ -59,7 +66,18 @@ export interface RecorderSummary {
   readonly refusedGraphqlPoints: number;
   readonly refusedRestRequests: number;
   readonly addedWaitMs: Percentiles3;
+  readonly imposedWaitMs: Percentiles3;
+  readonly machineLatencyMs: Percentiles3;
   readonly stalenessMs: { readonly p50: number | null; readonly p99: number | null };
+  readonly stalenessByFact: Readonly<Partial<Record<FactKind, FactStaleness>>>;
+  readonly changeVisibilityMs: {
+    readonly p50: number | null;
+    readonly p99: number | null;
+    readonly changes: number;
+  };
+  readonly writes: WriteFigures;
+  readonly contentCreating: number;
+  readonly mergedPrs: number;
   readonly answersJudged: number;
   readonly answersStale: number;
   readonly answersUnknown: number;
@@ -73,7 +91,18 @@ export class StepRecorder {
   measuring = false;
   readonly #o: RecorderOptions;
   readonly #waits: number[] = [];
+  readonly #imposed: number[] = [];
+  readonly #machine: number[] = [];
+  readonly #writeLatency: number[] = [];
+  readonly #writeFailures = new Map<string, number>();
+  readonly #byKind = new Map<FactKind, number[]>();
   readonly #staleness: number[] = [];
+  #visibility: ChangeVisibility | undefined;
+  #windowEnd: number | undefined;
+  #writes = 0;
+  #writesFailed = 0;
+  #contentCreating = 0;
+  #merged = 0;
   readonly #cycles: number[] = [];
   readonly #cache = new Map<string, number>();
   readonly #commands = new Map<string, number>();
@@ -93,18 +122,70 @@ export class StepRecorder {
     this.#o = options;
   }
 
+  #batchBoundSimMs: number | undefined;
+  #writeBoundSimMs: number | undefined;
+
+  /**
+   * The longest a read may wait by the broker's design (its largest agent-facing batching
+   * budget, simulated ms). A read's designed wait up to this bound is scaled back to simulated
+   * time; beyond it, it counts at its real duration (a late timer, a loaded queue) — see
+   * docs/decisions/0006. A write's bound is the broker's mutation spacing, likewise.
+   */
+  setWaitBounds(readSimMs: number, writeSimMs: number): void {
+    this.#batchBoundSimMs = readSimMs;
+    this.#writeBoundSimMs = writeSimMs;
+  }
+
+  /** Starts the measured window at `at` (the simulator's clock). */
+  beginWindow(at: number): void {
+    this.measuring = true;
+    if (this.#o.truth) this.#visibility = new ChangeVisibility(this.#o.truth.history, at);
+  }
+
+  endWindow(at: number): void {
+    this.measuring = false;
+    this.#windowEnd = at;
+  }
+
+  /** An agent's `gh pr merge` succeeded: its task is done. */
+  recordMerge(): void {
+    if (this.measuring) this.#merged++;
+  }
+
   async recordRequest(observation: RequestObservation): Promise<void> {
     if (!this.measuring) return;
     this.#requests++;
     const extra = Math.max(0, observation.latencyRealMs - this.#o.simLatencyRealMs);
     const designed = observation.designedWaitMs;
-    const added =
+    // What the broker imposed by design runs on compressed constants: back to simulated time
+    // (× scale). The rest is the machine's processing time, reported as measured and apart.
+    const imposedReal =
       designed !== undefined
-        ? Math.min(designed, extra) * this.#o.scale + Math.max(0, extra - designed)
+        ? Math.min(designed, extra)
         : this.#o.scaledWait?.(observation.cacheLabel)
-          ? extra * this.#o.scale
-          : extra;
-    this.#waits.push(added);
+          ? extra
+          : 0;
+    // A read's designed wait runs on the broker's batching window, a compressed constant: up to
+    // that bound it is scaled back (× scale). Beyond it, it is a timer that fired late or a queue
+    // slowed by a loaded machine: counted at its real duration, as it would cost an agent at ×1.
+    // A write's is the mutation spacing (queue.pacing), compressed the same way.
+    const bound = observation.write ? this.#writeBoundSimMs : this.#batchBoundSimMs;
+    const nominalReal = bound !== undefined ? Math.min(imposedReal, bound / this.#o.scale) : imposedReal;
+    const imposed = nominalReal * this.#o.scale + (imposedReal - nominalReal);
+    const machine = extra - imposedReal;
+    this.#waits.push(imposed + machine);
+    this.#imposed.push(imposed);
+    this.#machine.push(machine);
+    if (observation.write) {
+      this.#writes++;
+      if (observation.write.contentCreating) this.#contentCreating++;
+      this.#writeLatency.push((this.#o.simLatencySimMs ?? 0) + imposed + machine);
+      if (!observation.ok) {
+        this.#writesFailed++;
+        const key = `${observation.operation} ${observation.status ?? "?"}`;
+        this.#writeFailures.set(key, (this.#writeFailures.get(key) ?? 0) + 1);
+      }
+    }
     if (observation.rateLimit) {
       this.#rateLimited++;
       if (observation.rateLimit === "secondary") this.#secondary++;
@@ -131,7 +212,16 @@ export class StepRecorder {
         const verdict = this.#o.truth.judge(fact, observation.receivedAt);
         if (verdict.kind === "unknown") continue;
         known = true;
-        if (verdict.kind === "stale") worst = Math.max(worst, verdict.staleMs);
+        const staleMs = verdict.kind === "stale" ? verdict.staleMs : 0;
+        worst = Math.max(worst, staleMs);
+        const kind = factKind(fact.key);
+        if (kind) {
+          const list = this.#byKind.get(kind) ?? [];
+          list.push(staleMs * this.#o.scale);
+          this.#byKind.set(kind, list);
+        }
+        if (observation.reader)
+          this.#visibility?.observe(observation.reader, fact.key, fact.value, observation.receivedAt);
       }
       if (!known) {
         this.#unknown++;
@@ -164,6 +254,17 @@ export class StepRecorder {
 
   summary(): RecorderSummary {
     const waits = percentiles(this.#waits, [50, 95, 99] as const);
+    const byFact: Partial<Record<FactKind, FactStaleness>> = {};
+    for (const kind of FACT_KINDS) {
+      const list = this.#byKind.get(kind) ?? [];
+      const p = percentiles(list, [50, 99] as const);
+      byFact[kind] = { p50: p.p50, p99: p.p99, judged: list.length };
+    }
+    const visibilityDelays = (
+      this.#visibility?.delays(this.#windowEnd ?? Number.POSITIVE_INFINITY) ?? []
+    ).map((ms) => ms * this.#o.scale);
+    const visibility = percentiles(visibilityDelays, [50, 99] as const);
+    const writeP = percentiles(this.#writeLatency, [95] as const);
     const stale = percentiles(this.#staleness, [50, 99] as const);
     const cycles = percentiles(this.#cycles, [50, 95] as const);
     const count = (...labels: string[]) => labels.reduce((sum, l) => sum + (this.#cache.get(l) ?? 0), 0);
@@ -177,7 +278,22 @@ export class StepRecorder {
       refusedGraphqlPoints: this.#refusedPoints,
       refusedRestRequests: this.#refusedRest,
       addedWaitMs: waits,
+      imposedWaitMs: percentiles(this.#imposed, [50, 95, 99] as const),
+      machineLatencyMs: percentiles(this.#machine, [50, 95, 99] as const),
       stalenessMs: stale,
+      stalenessByFact: byFact,
+      changeVisibilityMs: { p50: visibility.p50, p99: visibility.p99, changes: visibilityDelays.length },
+      writes: {
+        attempted: this.#writes,
+        succeeded: this.#writes - this.#writesFailed,
+        failed: this.#writesFailed,
+        p95Ms: writeP.p95,
+        failedByOperation: Object.fromEntries(
+          [...this.#writeFailures].sort(([a], [b]) => a.localeCompare(b)),
+        ),
+      },
+      contentCreating: this.#contentCreating,
+      mergedPrs: this.#merged,
       answersJudged: this.#judged,
       answersStale: this.#stale,
       answersUnknown: this.#unknown,

@@ -56,6 +56,8 @@ export interface StepInput {
   /** Broker config overrides applied before scaling (broker arm only). */
   readonly brokerConfig?: Readonly<Record<string, unknown>>;
   readonly brokerProcess?: BrokerProcessMode;
+  /** Open every agent's broker session read-only (tests: a broker that refuses writes). */
+  readonly brokerSessionsReadOnly?: boolean;
   readonly onProgress?: (phase: StepPhase, fraction: number) => void;
 }
 
@@ -151,6 +153,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
   const recorder = new StepRecorder({
     scale: timing.scale,
     simLatencyRealMs: profile.simulator.latencyMs / timing.scale,
+    simLatencySimMs: profile.simulator.latencyMs,
     truth,
     costs: input.costs,
     ...(input.arm === "broker" ? { scaledWait: brokerScaledWait } : {}),
@@ -182,7 +185,9 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
   try {
     try {
       if (input.arm === "broker") {
-        const started = await startBrokerArm(env, input.brokerConfig, input.brokerProcess);
+        const started = await startBrokerArm(env, input.brokerConfig, input.brokerProcess, {
+          readOnly: input.brokerSessionsReadOnly ?? false,
+        });
         arm = started.arm;
         brokerInfo = started.info;
       } else {
@@ -261,11 +266,11 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     const sampler = new SelfSampler();
     sampler.start();
     running.markWindowStart();
-    recorder.measuring = true;
+    recorder.beginWindow(sim.now());
     const windowStarted = performance.now();
     progress("measure", 0);
     await waitReal(timing.measureRealMs, (f) => progress("measure", f));
-    recorder.measuring = false;
+    recorder.endWindow(sim.now());
     const realSeconds = (performance.now() - windowStarted) / 1000;
     const after = sim.stats();
     const self = sampler.stop();
@@ -283,9 +288,15 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       graphqlPointsPerHour,
       restCorePerHour,
       agentRateLimitErrors: summary.agentRateLimitErrors,
-      addedWaitMs: summary.addedWaitMs,
+      // What the broker imposed, in simulated time; the machine's share is reported apart (0006).
+      addedWaitMs: summary.imposedWaitMs,
       stalenessMs: summary.stalenessMs,
+      stalenessByFact: summary.stalenessByFact,
+      changeVisibilityMs: summary.changeVisibilityMs,
+      writes: summary.writes,
     };
+    const merged = summary.mergedPrs;
+    const pointsPerMerged = merged > 0 ? Math.round(used.graphqlPoints / merged) : null;
     const judged = judgeStep(figures, input.criteria ?? DEFAULT_CRITERIA);
     // A session that crashed is a bench failure, never a pass: say so in the verdict.
     const verdict =
@@ -319,7 +330,18 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       agentOtherErrors: summary.agentOtherErrors,
       agentErrorsByOperation: summary.agentErrorsByOperation,
       addedWaitMs: summary.addedWaitMs,
+      imposedWaitMs: summary.imposedWaitMs,
+      machineLatencyMs: summary.machineLatencyMs,
       stalenessMs: summary.stalenessMs,
+      stalenessByFact: summary.stalenessByFact,
+      changeVisibilityMs: summary.changeVisibilityMs,
+      writes: summary.writes,
+      contentCreatingPerHour: Math.round(perHour(summary.contentCreating, timing.measureSimS) * 10) / 10,
+      mergedPrs: merged,
+      pointsPerMergedPr: pointsPerMerged,
+      pointsPerFinishedTask: pointsPerMerged,
+      mergedPerSessionHour:
+        Math.round((perHour(merged, timing.measureSimS) / Math.max(1, sessions)) * 1000) / 1000,
       answersJudged: summary.answersJudged,
       answersStale: summary.answersStale,
       answersUnknown: summary.answersUnknown,

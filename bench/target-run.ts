@@ -18,7 +18,7 @@ import { startTokenArm } from "./arms/token-arm.js";
 import type { TargetOptions } from "./bench-flags.js";
 import { type BenchOptions, machine, methodText } from "./bench-runner.js";
 import { CappedUpstream } from "./capped-upstream.js";
-import { ARMS, type BenchReport, type StepResult } from "./core/report-types.js";
+import { ARMS, type BenchReport, type StepResult, unmeasuredFigures } from "./core/report-types.js";
 import { SpendCap } from "./core/spend-cap.js";
 import { QUICK_PLAN } from "./core/step-plan.js";
 import { perHour } from "./core/time-scale.js";
@@ -199,6 +199,7 @@ export async function runTargetBench(
             upstreamByOperation: {},
             commandsByName: {},
             sessionFailures: 0,
+            ...unmeasuredFigures(),
           });
         } finally {
           stop.abort();
@@ -230,6 +231,8 @@ export async function runTargetBench(
     sessionsToBudget: {},
     sessionsToBudgetBound: {},
     calibration: { target: 9572, tolerance: 0.25, directPointsPerHourAt5Active: null, withinTolerance: null },
+    ceiling: null,
+    ofCeiling: {},
     notes,
     realGh: null,
   };

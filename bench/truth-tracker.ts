@@ -7,16 +7,36 @@
  * commit, newest status per context; github-sim/core/derived-state.ts): if they ever drift, the
  * answers show up as "unknown" in the scorecard rather than as stale or current.
  */
-import type {
-  RunningSimulator,
-  SimCheckRun,
-  SimPullRequest,
-  SimRepo,
-  World,
-  WorldChange,
+import {
+  mergeStateStatus,
+  type RunningSimulator,
+  reviewDecision,
+  type SimCheckRun,
+  type SimIssue,
+  type SimPullRequest,
+  type SimRepo,
+  type World,
+  type WorldChange,
 } from "../github-sim/index.js";
-import { checksValue, type Fact, jobsKey, prChecksKey, prStateKey, runKey, runValue } from "./core/facts.js";
+import {
+  checksValue,
+  diffValue,
+  type Fact,
+  issueFactKey,
+  issueValue,
+  jobsKey,
+  prChecksKey,
+  prFactKey,
+  prListKey,
+  prStateKey,
+  reviewsValue,
+  runKey,
+  runValue,
+} from "./core/facts.js";
 import { FactHistory, type StalenessVerdict } from "./core/staleness.js";
+
+/** `gh pr list`'s default page. */
+const PR_LIST_LIMIT = 30;
 
 function latestChecks(
   repo: SimRepo,
@@ -66,6 +86,8 @@ export class TruthTracker {
     const now = this.#world.now();
     for (const pr of repo.pulls.values()) this.#recordPull(repo, pr, now);
     for (const id of repo.runs.keys()) this.#recordRun(repo, id, now);
+    for (const issue of repo.issues.values()) this.#recordIssue(repo, issue, now);
+    this.#recordPrList(repo, now);
     this.#unsubscribe = this.#world.subscribe((change) => this.#onChange(change));
   }
 
@@ -83,6 +105,11 @@ export class TruthTracker {
     return this.#history.judge(fact.key, fact.value, at);
   }
 
+  /** The truth histories (read-only use: change visibility). */
+  get history(): FactHistory {
+    return this.#history;
+  }
+
   #repo(): SimRepo {
     const repo = this.#world.repo(this.#repoName);
     if (!repo) throw new Error(`truth tracker: repository ${this.#repoName} is not in the world`);
@@ -92,6 +119,34 @@ export class TruthTracker {
   #recordPull(repo: SimRepo, pr: SimPullRequest, at: number): void {
     this.#history.record(prStateKey(repo.fullName, pr.number), at, prStateValue(pr));
     this.#history.record(prChecksKey(repo.fullName, pr.number), at, prChecksValue(repo, pr));
+    const key = (kind: Parameters<typeof prFactKey>[2]) => prFactKey(repo.fullName, pr.number, kind);
+    this.#history.record(key("head"), at, pr.headSha);
+    this.#history.record(key("reviews"), at, reviewsValue(pr.reviews));
+    this.#history.record(key("reviewDecision"), at, reviewDecision(repo, pr) ?? "none");
+    this.#history.record(key("comments"), at, String(pr.comments.length));
+    this.#history.record(key("reviewThreads"), at, String(pr.reviewComments.length));
+    this.#history.record(key("mergeable"), at, pr.mergeable);
+    this.#history.record(key("mergeState"), at, mergeStateStatus(repo, pr));
+    this.#history.record(key("diff"), at, diffValue(pr.headSha, pr.files.length));
+  }
+
+  #recordIssue(repo: SimRepo, issue: SimIssue, at: number): void {
+    this.#history.record(issueFactKey(repo.fullName, issue.number, "issue"), at, issueValue(issue));
+    this.#history.record(
+      issueFactKey(repo.fullName, issue.number, "issueComments"),
+      at,
+      String(issue.comments.length),
+    );
+  }
+
+  /** Open PRs, newest first, as `gh pr list` pages them (created-at order = number order here). */
+  #recordPrList(repo: SimRepo, at: number): void {
+    const open = [...repo.pulls.values()]
+      .filter((pr) => pr.state === "open")
+      .sort((a, b) => b.createdAt - a.createdAt || b.number - a.number)
+      .slice(0, PR_LIST_LIMIT)
+      .map((pr) => pr.number);
+    this.#history.record(prListKey(repo.fullName), at, open.join(",") || "none");
   }
 
   #recordRun(repo: SimRepo, runId: number, at: number): void {
@@ -113,7 +168,12 @@ export class TruthTracker {
     const repo = this.#repo();
     if (change.number !== undefined) {
       const pr = repo.pulls.get(change.number);
-      if (pr) this.#recordPull(repo, pr, change.at);
+      if (pr) {
+        this.#recordPull(repo, pr, change.at);
+        this.#recordPrList(repo, change.at);
+      }
+      const issue = repo.issues.get(change.number);
+      if (issue) this.#recordIssue(repo, issue, change.at);
     }
     if (change.id === undefined) return;
     let sha: string | undefined;

@@ -4,6 +4,8 @@
  */
 export type { EventResult } from "./core/apply-event.js";
 export { DEFAULT_SCENARIO } from "./core/default-scenario.js";
+// Read by the bench's truth tracker, so that "what was true" is derived exactly as answers are.
+export { mergeStateStatus, reviewDecision } from "./core/derived-state.js";
 export {
   type FaultAction,
   type FaultPlan,

@@ -30,6 +30,21 @@ export interface StartedBrokerArm {
   readonly info: () => BrokerArmInfo;
 }
 
+/** The longest an agent's GraphQL query may wait for partners by this config (simulated ms). */
+function agentBatchBoundMs(config: Record<string, unknown>): number {
+  const budgets = (config.batching as { latencyBudgetMs?: Record<string, number> } | undefined)
+    ?.latencyBudgetMs;
+  // The lifecycle class is the broker's own poller, never an agent's gh command.
+  const agentClasses = ["interactive", "repeat", "watch", "background"] as const;
+  return Math.max(0, ...agentClasses.map((c) => budgets?.[c] ?? 0));
+}
+
+/** The least time between two mutations by this config (simulated ms). */
+function mutationSpacingMs(config: Record<string, unknown>): number {
+  const queue = config.queue as { pacing?: { mutationSpacingMs?: number } } | undefined;
+  return queue?.pacing?.mutationSpacingMs ?? 0;
+}
+
 async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise<Orchestrator | undefined> {
   if (!client.methods.includes("lifecycle.watch")) return undefined;
   const watch = async (session: SessionSpec, pr?: number) => {
@@ -100,6 +115,7 @@ export async function startBrokerArm(
   env: ArmEnv,
   brokerConfig: Readonly<Record<string, unknown>> = {},
   processMode?: BrokerProcessMode,
+  sessions: { readonly readOnly: boolean } = { readOnly: false },
 ): Promise<StartedBrokerArm> {
   const base = configSchema.parse(brokerConfig) as Record<string, unknown>;
   // The lifecycle's settings default inside lifecycle/, not in the broker's schema: scale the
@@ -110,6 +126,7 @@ export async function startBrokerArm(
     lifecycle: { ...lifecycle, settings: { ...DEFAULT_LIFECYCLE_CONFIG, ...lifecycle?.settings } },
   };
   const { overrides: scaledOverrides, scaled } = scaleTimeConstants(effective, env.clock.scale);
+  env.recorder.setWaitBounds(agentBatchBoundMs(base), mutationSpacingMs(base));
   const overrides = merge(brokerConfig, scaledOverrides);
   const broker = await launchBroker({
     config: {
@@ -159,7 +176,12 @@ export async function startBrokerArm(
   }
 
   const openSession = async (session: SessionSpec): Promise<SessionChannel> => {
-    await client.openSession({ id: session.id, repo: env.repo, issueId: String(session.issue) });
+    await client.openSession({
+      id: session.id,
+      repo: env.repo,
+      issueId: String(session.issue),
+      ...(sessions.readOnly ? { readOnly: true } : {}),
+    });
     return {
       run: async (argv, bindings, command) => {
         const issued = await client.issueToken({ sessionId: session.id, argv: ["gh", ...argv] });
@@ -168,7 +190,7 @@ export async function startBrokerArm(
         try {
           const outcome = await command({
             bindings,
-            send: (request) => sendAgentRequest(path, request, issued.token),
+            send: (request) => sendAgentRequest(path, request, issued.token, session.id),
             sleep: (ms) => env.clock.sleep(ms, env.signal),
             ghCache: env.ghCache,
           });

@@ -10,12 +10,12 @@ import type { ArmEnv } from "./arm-env.js";
 import type { ArmInstance, Orchestrator, SessionChannel } from "./arm-types.js";
 import { GhcacheProxy } from "./ghcache-proxy.js";
 
-function channel(env: ArmEnv, path: AgentRequestPath): SessionChannel {
+function channel(env: ArmEnv, path: AgentRequestPath, reader: string): SessionChannel {
   return {
     run: (_argv, bindings, command) =>
       command({
         bindings,
-        send: (request) => sendAgentRequest(path, request, env.token),
+        send: (request) => sendAgentRequest(path, request, env.token, reader),
         sleep: (ms) => env.clock.sleep(ms, env.signal),
         ghCache: env.ghCache,
       }),
@@ -66,7 +66,7 @@ export async function startTokenArm(
   const orchestrator = aoOrchestrator(env, baseUrl, env.token);
   return {
     name,
-    openSession: async () => channel(env, path),
+    openSession: async (session) => channel(env, path, session.id),
     orchestrator,
     markWindowStart: () => undefined,
     resourceUse: (): ResourceUse | null => null,

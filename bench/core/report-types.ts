@@ -24,6 +24,42 @@ export interface CacheMix {
   readonly batchedRatio: number | null;
 }
 
+/** Staleness of one kind of fact over every answer that stated it (simulated ms). */
+export interface FactStaleness {
+  readonly p50: number | null;
+  readonly p99: number | null;
+  /** Facts of this kind judged (one answer can state several). */
+  readonly judged: number;
+}
+
+/** Every write an agent made in the window: outcome and latency (simulated ms, GitHub's latency included). */
+export interface WriteFigures {
+  readonly attempted: number;
+  readonly succeeded: number;
+  /** Dropped, refused or errored: any fails the step. */
+  readonly failed: number;
+  readonly p95Ms: number | null;
+  /** Failed writes by "operation status". */
+  readonly failedByOperation: Readonly<Record<string, number>>;
+}
+
+/** The most sessions any broker could carry on one token, from the profile's own model (core/ceiling.ts). */
+export interface CeilingReport {
+  readonly sessions: number;
+  /** The limit that binds first. */
+  readonly binding: string;
+  /** What one session needs per hour at the least. */
+  readonly perSessionHour: {
+    readonly contentCreating: number;
+    readonly graphqlPoints: number;
+    readonly restRequests: number;
+  };
+  /** Sessions each limit alone allows. */
+  readonly byLimit: Readonly<Record<string, number>>;
+  /** How each per-session figure was derived, in words. */
+  readonly derivation: readonly string[];
+}
+
 export interface ResourceUse {
   readonly cpuSeconds: number;
   /** CPU seconds per wall second × 100 (200 % = both cores of this machine). */
@@ -66,7 +102,35 @@ export interface StepResult {
   readonly agentErrorsByOperation: Readonly<Record<string, number>>;
   /** Agent request latency minus the simulator's configured latency, simulated ms, ≥ 0. */
   readonly addedWaitMs: Percentiles3;
+  /**
+   * The part of the added wait the broker imposed by design (its x-ao-broker-wait-ms: batching
+   * windows, budget and upstream queues), in simulated time (× scale). 0 for direct and proxy.
+   * The verdict judges this, not the machine's share.
+   */
+  readonly imposedWaitMs: Percentiles3;
+  /** The rest: processing on this (shared) machine, wall ms as measured, reported apart. */
+  readonly machineLatencyMs: Percentiles3;
   readonly stalenessMs: { readonly p50: number | null; readonly p99: number | null };
+  /** Per kind of fact, every fact every answer stated (core/facts.ts FACT_KINDS). */
+  readonly stalenessByFact: Readonly<Record<string, FactStaleness>>;
+  /** From a change in the world until every agent that reads that fact has seen it (simulated ms). */
+  readonly changeVisibilityMs: {
+    readonly p50: number | null;
+    readonly p99: number | null;
+    readonly changes: number;
+  };
+  readonly writes: WriteFigures;
+  /** Content-creating writes (PRs, comments, reviews, issues) per simulated hour; GitHub allows 500/h, 80/min. */
+  readonly contentCreatingPerHour: number;
+  /** PRs the agents merged in the window (each one a finished agent task). */
+  readonly mergedPrs: number;
+  /** GraphQL points charged in the window per merged PR (null when none merged). */
+  readonly pointsPerMergedPr: number | null;
+  /** Points per finished agent task: a task ends with its merge, so it equals pointsPerMergedPr here. */
+  readonly pointsPerFinishedTask: number | null;
+  /** Merged PRs per session-hour (the closed loop's throughput: a slow broker merges fewer). */
+  readonly mergedPerSessionHour: number;
+
   readonly answersJudged: number;
   readonly answersStale: number;
   readonly answersUnknown: number;
@@ -130,7 +194,39 @@ export interface BenchReport {
   /** Per arm: "exact" (a failing count bounds it) or "at-least" (the largest count tried passed). */
   readonly sessionsToBudgetBound: Readonly<Partial<Record<ArmName, "exact" | "at-least" | "none">>>;
   readonly calibration: Calibration;
+  /** The most sessions any broker could carry (the profile's model), and what binds. */
+  readonly ceiling: CeilingReport | null;
+  /** Per arm: sessionsToBudget ÷ ceiling.sessions. */
+  readonly ofCeiling: Readonly<Partial<Record<ArmName, number>>>;
   /** Things a reader must know to read the figures (how the broker's orchestrator ran, where a search stopped). */
   readonly notes: readonly string[];
   readonly realGh: RealGhReport | null;
+}
+
+/** The issue-13 figures of a step that measured none of them (a `--target` run, fixtures). */
+export function unmeasuredFigures(): Pick<
+  StepResult,
+  | "imposedWaitMs"
+  | "machineLatencyMs"
+  | "stalenessByFact"
+  | "changeVisibilityMs"
+  | "writes"
+  | "contentCreatingPerHour"
+  | "mergedPrs"
+  | "pointsPerMergedPr"
+  | "pointsPerFinishedTask"
+  | "mergedPerSessionHour"
+> {
+  return {
+    imposedWaitMs: { p50: null, p95: null, p99: null },
+    machineLatencyMs: { p50: null, p95: null, p99: null },
+    stalenessByFact: {},
+    changeVisibilityMs: { p50: null, p99: null, changes: 0 },
+    writes: { attempted: 0, succeeded: 0, failed: 0, p95Ms: null, failedByOperation: {} },
+    contentCreatingPerHour: 0,
+    mergedPrs: 0,
+    pointsPerMergedPr: null,
+    pointsPerFinishedTask: null,
+    mergedPerSessionHour: 0,
+  };
 }

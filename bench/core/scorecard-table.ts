@@ -41,13 +41,26 @@ export const TABLE_HEADERS = [
   "REST req/h",
   "upstream",
   "RL errors",
-  "added wait p50/p95/p99",
-  "stale p50/p99",
+  "imposed wait p50/p95",
+  "machine p95",
+  "stale p99 (worst fact)",
+  "visible p50/p99",
+  "writes ok/all p95",
+  "content/h",
+  "pts/merged PR",
   "poll cycle p50/p95",
   "hit/coal/batch",
   "scale",
   "within",
 ] as const;
+
+/** The kind of fact with the highest p99 staleness, "kind p99". */
+function worstFact(run: StepResult): string {
+  let worst: [string, number] | undefined;
+  for (const [kind, f] of Object.entries(run.stalenessByFact))
+    if (f.p99 !== null && (worst === undefined || f.p99 > worst[1])) worst = [kind, f.p99];
+  return worst ? `${worst[0]} ${ms(worst[1])}` : "-";
+}
 
 export function stepRow(run: StepResult, budget = 5000): string[] {
   return [
@@ -57,8 +70,13 @@ export function stepRow(run: StepResult, budget = 5000): string[] {
     `${int(run.restCorePerHour)} (${pct(run.restCorePerHour, budget)})`,
     int(run.upstreamRequests),
     int(run.agentRateLimitErrors),
-    `${ms(run.addedWaitMs.p50)}/${ms(run.addedWaitMs.p95)}/${ms(run.addedWaitMs.p99)}`,
-    `${ms(run.stalenessMs.p50)}/${ms(run.stalenessMs.p99)}`,
+    `${ms(run.imposedWaitMs.p50)}/${ms(run.imposedWaitMs.p95)}`,
+    ms(run.machineLatencyMs.p95),
+    `${ms(run.stalenessMs.p99)} (${worstFact(run)})`,
+    `${ms(run.changeVisibilityMs.p50)}/${ms(run.changeVisibilityMs.p99)}`,
+    `${int(run.writes.succeeded)}/${int(run.writes.attempted)} ${ms(run.writes.p95Ms)}`,
+    run.contentCreatingPerHour.toFixed(0),
+    run.pointsPerMergedPr === null ? "-" : int(run.pointsPerMergedPr),
     `${seconds(run.pollCycleSeconds.p50)}/${seconds(run.pollCycleSeconds.p95)}`,
     run.cache.labelled === 0
       ? "-"
@@ -83,11 +101,34 @@ export function renderScorecardTable(report: BenchReport): string {
   }
   lines.push(
     "",
-    "Sessions to budget (largest count within both budgets, 0 RL errors, wait p95 ≤ 1 s, stale p99 ≤ 30 s):",
+    "Sessions to budget (largest count within both budgets, 0 RL errors, imposed wait p95 ≤ 1 s, every fact's stale p99 ≤ 30 s, change visible p99 ≤ 60 s, no write lost, write p95 ≤ 10 s):",
   );
   for (const [arm, n] of Object.entries(report.sessionsToBudget)) {
     const bound = report.sessionsToBudgetBound[arm as keyof typeof report.sessionsToBudgetBound];
-    lines.push(`  ${arm.padEnd(7)} ${bound === "at-least" ? "≥ " : ""}${n}`);
+    const of = report.ofCeiling[arm as keyof typeof report.ofCeiling];
+    const armRuns = runs.filter((r) => r.arm === arm && r.mergedPrs > 0);
+    const perMerged =
+      armRuns.length === 0
+        ? ""
+        : `; points per merged PR ${armRuns.map((r) => `${int(r.pointsPerMergedPr ?? 0)}@${r.sessions}`).join(", ")}`;
+    lines.push(
+      `  ${arm.padEnd(7)} ${bound === "at-least" ? "≥ " : ""}${n}${of === undefined ? "" : ` (${Math.round(of * 100)}% of the ceiling)`}${perMerged}`,
+    );
+  }
+  const ceiling = report.ceiling;
+  if (ceiling) {
+    lines.push(
+      "",
+      `Ceiling (any broker, one token, this profile's model): ${int(ceiling.sessions)} sessions, bound by ${ceiling.binding}; ` +
+        `per session-hour at the least: ${ceiling.perSessionHour.contentCreating} content-creating, ` +
+        `${ceiling.perSessionHour.graphqlPoints} GraphQL points, ${ceiling.perSessionHour.restRequests} REST requests`,
+    );
+    lines.push(
+      `  limits alone: ${Object.entries(ceiling.byLimit)
+        .map(([name, n]) => `${name} → ${int(n)}`)
+        .join("; ")}`,
+    );
+    for (const line of ceiling.derivation) lines.push(`  ${line}`);
   }
   const measured = runs.filter((r) => r.broker !== null);
   if (measured.length > 0) {

@@ -73,6 +73,23 @@ export class FactHistory {
     return judgeStaleness(this.#byKey.get(key) ?? [], answered, at);
   }
 
+  /**
+   * The index of the newest point at or before `at` whose value is `answered` — how far into the
+   * key's history an answer had caught up — or -1 when the value never held by then.
+   */
+  caughtUpTo(key: string, answered: string, at: number): number {
+    const list = this.#byKey.get(key) ?? [];
+    let i = list.length - 1;
+    while (i >= 0 && (list[i] as FactPoint).at > at) i--;
+    for (; i >= 0; i--) if ((list[i] as FactPoint).value === answered) return i;
+    return -1;
+  }
+
+  /** The recorded points of `key`, oldest first. */
+  points(key: string): readonly FactPoint[] {
+    return this.#byKey.get(key) ?? [];
+  }
+
   has(key: string): boolean {
     return this.#byKey.has(key);
   }

@@ -3,6 +3,12 @@
  * "The benchmark"): projected usage ≤ 100 % of BOTH hourly budgets, zero agent-visible rate-limit
  * errors, p95 added wait ≤ 1 s and served-data staleness p99 ≤ 30 s (simulated time). A missing
  * percentile (no samples) does not fail a step: there was nothing to wait for or to be stale. Pure.
+ *
+ * Issue 13 made it judge what the machine's load cannot decide (docs/decisions/0006): the added
+ * wait judged is what the broker imposed by design (its own account, in simulated time), the
+ * machine's processing reported apart; every write (none dropped or refused, p95 ≤ 10 simulated
+ * s); every kind of fact (each kind's p99, not one p99 over mostly unchanged answers); and the
+ * per-change visibility p99.
  */
 
 export interface BudgetCriteria {
@@ -14,6 +20,14 @@ export interface BudgetCriteria {
   readonly addedWaitP95Ms: number;
   /** @defaultValue 30000 */
   readonly stalenessP99Ms: number;
+  /** @defaultValue 10000 */
+  readonly writeP95Ms: number;
+  /**
+   * From a change until every reader has seen it, p99. It includes the reader's own poll gap
+   * (an agent polling reviews every 30 s sees a review up to 30 s late from any arm), hence the
+   * staleness bound plus that longest poll. @defaultValue 60000
+   */
+  readonly changeVisibilityP99Ms: number;
 }
 
 export const DEFAULT_CRITERIA: BudgetCriteria = Object.freeze({
@@ -21,14 +35,20 @@ export const DEFAULT_CRITERIA: BudgetCriteria = Object.freeze({
   restCorePerHour: 5000,
   addedWaitP95Ms: 1000,
   stalenessP99Ms: 30_000,
+  writeP95Ms: 10_000,
+  changeVisibilityP99Ms: 60_000,
 });
 
 export interface StepFigures {
   readonly graphqlPointsPerHour: number;
   readonly restCorePerHour: number;
   readonly agentRateLimitErrors: number;
+  /** The wait judged: what the broker imposed (imposedWaitMs), or the whole added wait for older callers. */
   readonly addedWaitMs: { readonly p95: number | null };
   readonly stalenessMs: { readonly p99: number | null };
+  readonly stalenessByFact?: Readonly<Record<string, { readonly p99: number | null }>>;
+  readonly changeVisibilityMs?: { readonly p99: number | null };
+  readonly writes?: { readonly failed: number; readonly p95Ms: number | null };
 }
 
 export interface Verdict {
@@ -55,5 +75,19 @@ export function judgeStep(figures: StepFigures, criteria: BudgetCriteria = DEFAU
   const stale = figures.stalenessMs.p99;
   if (stale !== null && stale > criteria.stalenessP99Ms)
     reasons.push(`staleness p99 ${fmt(stale / 1000)} s > ${fmt(criteria.stalenessP99Ms / 1000)} s`);
+  for (const [kind, figures_] of Object.entries(figures.stalenessByFact ?? {})) {
+    const p99 = figures_.p99;
+    if (p99 !== null && p99 > criteria.stalenessP99Ms)
+      reasons.push(`${kind} staleness p99 ${fmt(p99 / 1000)} s > ${fmt(criteria.stalenessP99Ms / 1000)} s`);
+  }
+  const visible = figures.changeVisibilityMs?.p99 ?? null;
+  if (visible !== null && visible > criteria.changeVisibilityP99Ms)
+    reasons.push(
+      `change visibility p99 ${fmt(visible / 1000)} s > ${fmt(criteria.changeVisibilityP99Ms / 1000)} s`,
+    );
+  const writes = figures.writes;
+  if (writes && writes.failed > 0) reasons.push(`${fmt(writes.failed)} writes dropped or refused`);
+  if (writes?.p95Ms != null && writes.p95Ms > criteria.writeP95Ms)
+    reasons.push(`write latency p95 ${fmt(writes.p95Ms / 1000)} s > ${fmt(criteria.writeP95Ms / 1000)} s`);
   return { withinBudget: reasons.length === 0, reasons };
 }

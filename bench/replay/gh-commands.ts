@@ -33,6 +33,7 @@ function subjectOf(ctx: ReplayContext): AnswerSubject {
     repo: `${String(b.owner)}/${String(b.repo)}`,
     ...(typeof b.pr === "number" ? { pr: b.pr } : {}),
     ...(typeof b.runId === "number" ? { runId: b.runId } : {}),
+    ...(typeof b.issue === "number" ? { issue: b.issue } : {}),
   };
 }
 

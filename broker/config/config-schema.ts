@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_BATCH_BUDGETS_MS } from "../batch/core/batch-class.js";
+import { DEFAULT_UPSTREAM_POLICY } from "../upstream/upstream-policy.js";
 
 const hostPort = z
   .string()
@@ -288,6 +289,40 @@ export const configSchema = z.strictObject({
         .max(99)
         .default(50)
         .describe("Upstream requests in flight across all brokers (GitHub allows 100)."),
+      pacing: z
+        .strictObject({
+          mutationSpacingMs: ms
+            .default(DEFAULT_UPSTREAM_POLICY.mutationSpacingMs)
+            .describe("Least time between two mutations sent upstream (any broker)."),
+          graphqlPointsPerMinute: z
+            .number()
+            .int()
+            .positive()
+            .default(DEFAULT_UPSTREAM_POLICY.graphqlPointsPerMinute)
+            .describe("GraphQL points sent per minute at most (GitHub's secondary limit is 2,000)."),
+          restPointsPerMinute: z
+            .number()
+            .int()
+            .positive()
+            .default(DEFAULT_UPSTREAM_POLICY.restPointsPerMinute)
+            .describe("REST points sent per minute at most (GitHub's secondary limit is 900)."),
+          contentCreationPerMinute: z
+            .number()
+            .int()
+            .positive()
+            .default(DEFAULT_UPSTREAM_POLICY.contentCreationPerMinute)
+            .describe("Content-creating requests per minute at most (GitHub allows 80)."),
+          contentCreationPerHour: z
+            .number()
+            .int()
+            .positive()
+            .default(DEFAULT_UPSTREAM_POLICY.contentCreationPerHour)
+            .describe("Content-creating requests per hour at most (GitHub allows 500)."),
+        })
+        .prefault({})
+        .describe(
+          "The upstream queue's pacing below GitHub's secondary limits; the benchmark scales these with its time compression.",
+        ),
     })
     .prefault({}),
   webhooks: z

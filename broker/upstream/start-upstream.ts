@@ -46,7 +46,11 @@ export async function startUpstream(
     client,
     logger: logger.child({ component: "queue" }),
     requestTimeoutMs: config.upstream.timeoutMs,
-    policy: { concurrency: config.queue.concurrency, graphqlRateLimitAlias: RATE_LIMIT_ALIAS },
+    policy: {
+      concurrency: config.queue.concurrency,
+      ...config.queue.pacing,
+      graphqlRateLimitAlias: RATE_LIMIT_ALIAS,
+    },
   });
   await queue.start();
   shutdown.add(

@@ -50,6 +50,14 @@ if (report) {
     "stalenessMs",
     "pollCycleSeconds",
     "withinBudget",
+    // issue 13
+    "imposedWaitMs",
+    "machineLatencyMs",
+    "writes",
+    "contentCreatingPerHour",
+    "pointsPerMergedPr",
+    "stalenessByFact",
+    "changeVisibilityMs",
   ];
   if (!Array.isArray(report.runs) || report.runs.length === 0) problems.push("runs[] is empty");
   for (const run of report.runs ?? []) {
@@ -61,7 +69,23 @@ if (report) {
       if (!(p in (run.stalenessMs ?? {}))) problems.push(`stalenessMs.${p} missing`);
     for (const p of ["p50", "p95"])
       if (!(p in (run.pollCycleSeconds ?? {}))) problems.push(`pollCycleSeconds.${p} missing`);
+    for (const f of ["attempted", "succeeded", "failed", "p95Ms"])
+      if (!(f in (run.writes ?? {}))) problems.push(`writes.${f} missing`);
+    for (const p of ["p50", "p99"])
+      if (!(p in (run.changeVisibilityMs ?? {}))) problems.push(`changeVisibilityMs.${p} missing`);
+    const kinds = Object.values(run.stalenessByFact ?? {});
+    if (kinds.length < 8) problems.push(`stalenessByFact has ${kinds.length} kinds (at least 8)`);
+    for (const k of kinds)
+      if (!("p50" in k && "p99" in k && "judged" in k))
+        problems.push("stalenessByFact.<kind> lacks p50/p99/judged");
   }
+  const c = report.ceiling;
+  if (!c || typeof c.sessions !== "number" || typeof c.binding !== "string")
+    problems.push("ceiling.sessions/binding missing");
+  for (const f of ["contentCreating", "graphqlPoints", "restRequests"])
+    if (typeof c?.perSessionHour?.[f] !== "number") problems.push(`ceiling.perSessionHour.${f} missing`);
+  for (const arm of ["direct", "proxy", "broker"])
+    if (report.sessionsToBudget?.[arm] === 0) problems.push(`${arm} says 0 sessions`);
   for (const arm of ["direct", "proxy", "broker"]) {
     if (typeof report.sessionsToBudget?.[arm] !== "number") problems.push(`sessionsToBudget.${arm} missing`);
   }

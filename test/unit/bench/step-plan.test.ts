@@ -3,7 +3,7 @@ import { expectedStepSeconds, FULL_PLAN, QUICK_PLAN, stepTiming } from "../../..
 
 describe("stepTiming", () => {
   it("measures about the same session-seconds per step, within the floor and the ceiling", () => {
-    expect(stepTiming(5, 2400, QUICK_PLAN).measureSimS).toBe(600);
+    expect(stepTiming(5, 2400, QUICK_PLAN).measureSimS).toBe(300);
     expect(stepTiming(20, 2400, QUICK_PLAN).measureSimS).toBe(150);
     expect(stepTiming(500, 2400, QUICK_PLAN).measureSimS).toBe(120);
     expect(stepTiming(5, 2400, FULL_PLAN).measureSimS).toBe(1800);
@@ -13,9 +13,10 @@ describe("stepTiming", () => {
     expect(stepTiming(80, 2400, { ...QUICK_PLAN, fixedWindowS: 900 }).measureSimS).toBe(900);
   });
 
-  it("keeps a quick small step to seconds of wall time", () => {
+  it("keeps a quick small step to seconds of wall time, at the full run's compression (0006)", () => {
     const t = stepTiming(5, 2400, QUICK_PLAN);
-    expect(t.scale).toBe(60);
+    expect(t.scale).toBe(30);
+    expect(t.scale).toBe(stepTiming(5, 2400, FULL_PLAN).scale);
     expect(expectedStepSeconds(t, QUICK_PLAN)).toBeLessThan(20);
   });
 });

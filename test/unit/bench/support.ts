@@ -1,6 +1,6 @@
 /** Builders for bench report fixtures used by the scorecard, plot and JSON-shape tests. */
 import { expect } from "vitest";
-import type { BenchReport, StepResult } from "../../../bench/core/report-types.js";
+import { type BenchReport, type StepResult, unmeasuredFigures } from "../../../bench/core/report-types.js";
 
 export function stepResult(over: Partial<StepResult> = {}): StepResult {
   return {
@@ -40,6 +40,7 @@ export function stepResult(over: Partial<StepResult> = {}): StepResult {
     upstreamByOperation: { PullRequestByNumber: 900 },
     commandsByName: { "pr checks": 300 },
     sessionFailures: 0,
+    ...unmeasuredFigures(),
     ...over,
   };
 }
@@ -58,6 +59,8 @@ export function report(runs: StepResult[], over: Partial<BenchReport> = {}): Ben
     sessionsToBudgetBound: { direct: "exact", broker: "at-least" },
     calibration: { target: 9572, tolerance: 0.25, directPointsPerHourAt5Active: 9572, withinTolerance: true },
     notes: ["broker: a note"],
+    ceiling: null,
+    ofCeiling: {},
     realGh: null,
     ...over,
   };
