@@ -202,6 +202,17 @@ async function walkRepo(
   return false;
 }
 
+/** updatedAt of the lifecycle's facts for each tracked PR of a repository (those it has read). */
+function trackedUpdatedAt(ctx: LifecycleContext, repoKey: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const track of ctx.index.prs.values()) {
+    if (normalizeRepo(track.repo) !== repoKey) continue;
+    const facts = ctx.index.factsFor(track.key);
+    if (facts) out.set(track.number, facts.updatedAt);
+  }
+  return out;
+}
+
 async function runOne(
   ctx: LifecycleContext,
   run: GuardRun & RunCounters,
@@ -230,6 +241,7 @@ async function runOne(
     if (response?.status !== 200) return;
     repo.issuesEtag = response.etag;
     const items = Array.isArray(response.body) ? response.body : [];
+    const tracked = trackedUpdatedAt(ctx, repo.key);
     let newest = repo.issuesHighWater;
     let reachedKnown = false;
     for (const item of items) {
@@ -241,6 +253,11 @@ async function runOne(
         reachedKnown = true;
         continue;
       }
+      // A PR the lifecycle holds facts for at this version is its PR guards' to watch: its facets
+      // were moved when those facts were read, and the PR guards see every later change. Moving
+      // them again (every first read lists it) would turn agents' answers stored since into stale ones.
+      const known = tracked.get(number);
+      if (known !== undefined && updatedAt <= known) continue;
       run.listed.push({ repo: repo.repo, number, branch: null });
     }
     const baseline = repo.issuesHighWater === null;

@@ -9,9 +9,11 @@ import { createFakeGitHub } from "./support/fake-github.js";
 
 const REPOS = ["acme/widgets", "acme/gadgets"];
 
-function setup(options: { prs?: number; store?: WatchStore; config?: Record<string, unknown> } = {}) {
+function setup(
+  options: { prs?: number; store?: WatchStore; config?: Record<string, unknown>; listVouches?: boolean } = {},
+) {
   const clock = createManualClock(T0);
-  const gh = createFakeGitHub(clock.now);
+  const gh = createFakeGitHub(clock.now, { listVouches: options.listVouches ?? false });
   for (let i = 1; i <= (options.prs ?? 0); i++) {
     gh.addPr({ repo: REPOS[i % 2] as string, number: i, headRef: `feat/s${i}` });
   }
@@ -182,6 +184,30 @@ describe("lifecycle service", () => {
       expect(moved?.facets).toContain("core");
       expect(moved?.facets).not.toContain("checks");
       expect(vouched(gh)).toEqual([1, 3, 4]);
+    });
+
+    it("leaves a watched PR the lifecycle has read to its PR guards when the issues list first lists it, and invalidates what it does not track", async () => {
+      const { clock, gh, service } = setup({ prs: 2, listVouches: true });
+      gh.addPr({ repo: "acme/widgets", number: 9, headRef: "feat/other" });
+      await service.watch({ id: "s2", repo: "acme/widgets", branch: "feat/s2", pr: 2 });
+      // The lifecycle reads PR 2 first (as when a watch names its PR), then the issues list.
+      gh.holdIssuesList(true);
+      await service.runCycle();
+      gh.holdIssuesList(false);
+      clock.advance(120_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.counts.paths.some((p) => p.startsWith("/repos/acme/widgets/issues?"))).toBe(true);
+      const listMoved = gh.invalidations.filter((i) => i.reason === "lifecycle:list-moved");
+      // The baseline is no change to PR 2 (its facets moved when the lifecycle first read it);
+      // moving them again would make agents' answers stored since then stale under the vouch.
+      expect(listMoved.map((i) => i.pr)).toEqual([9]);
+      // A later change the list shows on PR 2 still moves it.
+      gh.update("acme/widgets", 2, { title: "A new title" });
+      clock.advance(120_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(gh.invalidations.some((i) => i.pr === 2)).toBe(true);
     });
 
     it("keeps the check guards of a PR agents are reading at the active cadence, so its vouch stays recent", async () => {

@@ -79,6 +79,8 @@ export interface FakeGitHub {
   failInvalidate(n: number): void;
   /** Answers the next n REST calls with GitHub's secondary-limit 403. */
   rateLimitRest(n: number): void;
+  /** While held, the repository issues list answers 503 (its guard has not read it yet). */
+  holdIssuesList(held: boolean): void;
   addPr(pr: Partial<FakePr> & { repo: string; number: number; headRef: string }): FakePr;
   pr(repo: string, number: number): FakePr;
   /** A PR-level change: bumps updatedAt. */
@@ -89,7 +91,8 @@ export interface FakeGitHub {
   resetCounts(): void;
 }
 
-export function createFakeGitHub(now: () => number): FakeGitHub {
+/** listVouches: the cache listens for list vouches (ports.vouchLists), so the issues-list guard runs. */
+export function createFakeGitHub(now: () => number, options: { listVouches?: boolean } = {}): FakeGitHub {
   const schema = loadGitHubSchema();
   const prs = new Map<string, FakePr>();
   const events: LifecycleEvent[] = [];
@@ -108,6 +111,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
   };
   let failures = 0;
   let restLimited = 0;
+  let issuesHeld = false;
   let inFlight = 0;
   const state: { budget: { remaining: number; resetAt: number } | undefined } = { budget: undefined };
   const key = (repo: string, n: number) => `${repo.toLowerCase()}#${n}`;
@@ -203,6 +207,16 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
         })),
       };
     }
+    if (parts[3] === "issues" && parts.length === 4) {
+      if (issuesHeld) return { status: 503 };
+      const sorted = inRepo.sort((a, b) => b.updatedAt - a.updatedAt);
+      return {
+        status: 200,
+        body: sorted
+          .slice(0, Number(url.searchParams.get("per_page") ?? 30))
+          .map((p) => ({ number: p.number, updated_at: iso(p.updatedAt), pull_request: {} })),
+      };
+    }
     if (parts[3] === "commits") {
       const pr = inRepo.find((p) => p.headSha === parts[4]);
       if (!pr) return { status: 422 };
@@ -285,6 +299,7 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
     async vouch(targets) {
       vouches.push(...targets);
     },
+    ...(options.listVouches ? { async vouchLists() {} } : {}),
     async agentReads(list) {
       return list.map(({ repo, pr }) => agentReads.get(key(repo, pr)) ?? null);
     },
@@ -368,6 +383,9 @@ export function createFakeGitHub(now: () => number): FakeGitHub {
         headSha: sha,
         checks: [{ name: "build", status: "QUEUED", conclusion: null, startedAt: now(), completedAt: null }],
       });
+    },
+    holdIssuesList(held) {
+      issuesHeld = held;
     },
     resetCounts() {
       counts.graphqlQueries = 0;
