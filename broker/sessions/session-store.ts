@@ -52,6 +52,14 @@ export interface InvocationRecord {
   readonly durationMs?: number | undefined;
 }
 
+export interface InvocationTokenInput {
+  readonly sessionId: string;
+  readonly argv?: readonly string[] | undefined;
+  readonly cwd?: string | undefined;
+  readonly ttlSeconds?: number | undefined;
+  readonly readOnly?: boolean | undefined;
+}
+
 export interface OpenSessionInput {
   readonly id: string;
   readonly repo: string;
@@ -285,23 +293,15 @@ export class SessionStore {
   }
 
   /** A per-invocation token: one gh command, attributed to its session, argv and cwd. */
-  async issueInvocationToken(input: {
-    sessionId: string;
-    argv?: readonly string[] | undefined;
-    cwd?: string | undefined;
-    ttlSeconds?: number | undefined;
-    readOnly?: boolean | undefined;
-  }): Promise<{ token: string; invocationId: string; expiresAt: number }> {
+  async issueInvocationToken(
+    input: InvocationTokenInput,
+  ): Promise<{ token: string; invocationId: string; expiresAt: number }> {
     return this.#whileReachable("issue an invocation token", () => this.#issueInvocationToken(input));
   }
 
-  async #issueInvocationToken(input: {
-    sessionId: string;
-    argv?: readonly string[] | undefined;
-    cwd?: string | undefined;
-    ttlSeconds?: number | undefined;
-    readOnly?: boolean | undefined;
-  }): Promise<{ token: string; invocationId: string; expiresAt: number }> {
+  async #issueInvocationToken(
+    input: InvocationTokenInput,
+  ): Promise<{ token: string; invocationId: string; expiresAt: number }> {
     const session = await this.#read(input.sessionId);
     if (!session) {
       throw new AoError(BrokerErrors.AO_ERR_UNKNOWN_SESSION, `unknown session "${input.sessionId}"`, {
