@@ -64,9 +64,9 @@ export function registerBrokerAdminCommands(program: Command): void {
         lines.push(
           `identity  ${identity.login} (namespace ${String((redis as { namespace?: string })?.namespace)})`,
         );
-      const upstream = s.upstream as { url?: string; simulated?: boolean } | undefined;
-      if (upstream)
-        lines.push(`upstream  ${upstream.url ?? "?"}${upstream.simulated ? " (embedded simulator)" : ""}`);
+      // broker.status sends the upstream as its URL and `simulated` beside it (ipc/start-ipc.ts).
+      if (typeof s.upstream === "string")
+        lines.push(`upstream  ${s.upstream}${s.simulated === true ? " (embedded simulator)" : ""}`);
       if (s.sessions !== undefined) lines.push(`sessions  ${String(s.sessions)}`);
       if (shim.installed) lines.push(...shimHealthLines(shim).map((line) => `shim      ${line}`));
       else lines.push(`shim      not installed in ${shim.dir} (\`ao-broker shim install\`)`);

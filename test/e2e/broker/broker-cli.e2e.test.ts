@@ -128,6 +128,12 @@ describe("ao-broker start --simulate", () => {
       expect(result.stdout).not.toContain("ghp_simulated");
     });
 
+    it("status in text names the simulated upstream by its URL", async () => {
+      const result = await runCli(["status", "--socket", socket]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`upstream  ${simUrl} (embedded simulator)`);
+    });
+
     it("budget --json reports GitHub's buckets as the simulator counts them", async () => {
       const result = await runCli(["budget", "--socket", socket, "--json"]);
       const budget = JSON.parse(result.stdout) as {
