@@ -25,6 +25,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { startEmbeddedRedis } from "../broker/index.js";
 import { connectBroker } from "../client/index.js";
+import { percentile as nearestRank } from "./core/percentiles.js";
 
 const SELF = import.meta.filename;
 const DEFAULT_CLI = join(import.meta.dirname, "..", "dist", "cli.js");
@@ -39,11 +40,9 @@ function openFileLimit(): number {
   return Number(line?.split(/\s+/)[3] ?? 1024);
 }
 
+/** The scorecard's nearest-rank percentile; NaN for no samples, so a report never reads 0. */
 function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return (
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
-  );
+  return nearestRank(sorted, p) ?? Number.NaN;
 }
 
 function median(values: readonly number[]): number {
