@@ -24,13 +24,17 @@ import { startResponseCache } from "./cache/start-cache.js";
 import { type LoadConfigOptions, loadConfig, type ResolvedConfig } from "./config/load-config.js";
 import { startGateway } from "./gateway/start-gateway.js";
 import { startIpc } from "./ipc/start-ipc.js";
-import { createBrokerLifecycle } from "./lifecycle-start.js";
+import { createBrokerLifecycle } from "./lifecycle/lifecycle-start.js";
+import {
+  gaugeSources,
+  startBrokerObservability,
+  startBrokerTelemetry,
+} from "./observability/start-observability.js";
 import { buildPipeline } from "./pipeline/build-pipeline.js";
 import { describeRedisUrl, type ResolvedRedis } from "./redis/index.js";
 import { startBrokerRedis } from "./redis/start-redis.js";
 import { createSessionRecords, startSessions } from "./sessions/start-sessions.js";
 import { ShutdownSequence } from "./shutdown-sequence.js";
-import { gaugeSources, startBrokerObservability, startBrokerTelemetry } from "./start-observability.js";
 import { startUpstream } from "./upstream/start-upstream.js";
 
 export { BROKER_VERSION, type ProvidedUpstream };

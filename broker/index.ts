@@ -21,5 +21,5 @@ export {
   resolveRedis,
   startEmbeddedRedis,
 } from "./redis/index.js";
-export { sessionEnv } from "./session-env.js";
 export { invocationSuffix, parseInvocationSuffix } from "./sessions/caller-resolver.js";
+export { sessionEnv } from "./sessions/session-env.js";

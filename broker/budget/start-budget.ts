@@ -4,11 +4,11 @@
  * which picks between them by Redis health.
  */
 import type { BrokerContext } from "../broker-context.js";
-import { budgetPolicyFromConfig, budgetPort } from "../budget-port.js";
-import { LocalBudget } from "../local-budget.js";
 import type { BudgetPort } from "../pipeline/ports.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
 import { BudgetGate } from "./budget-gate.js";
+import { budgetPolicyFromConfig, budgetPort } from "./budget-port.js";
+import { LocalBudget } from "./local-budget.js";
 
 export interface BrokerBudget {
   readonly gate: BudgetGate;

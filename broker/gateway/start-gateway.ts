@@ -7,13 +7,13 @@
 
 import type { WebhookHandler } from "../../lifecycle/index.js";
 import type { Telemetry } from "../../otel/index.js";
-import { fetchBlob } from "../blob-fetch.js";
 import { type BrokerContext, GATEWAY_DRAIN_MS, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
 import { parseListen } from "../config/load-config.js";
-import type { BrokerObservability } from "../observability.js";
+import type { BrokerObservability } from "../observability/observability.js";
 import type { BrokerPipeline } from "../pipeline/build-pipeline.js";
 import type { BudgetPort } from "../pipeline/ports.js";
 import type { BrokerSessions } from "../sessions/start-sessions.js";
+import { fetchBlob } from "../upstream/blob-fetch.js";
 import { GatewayServer } from "./gateway-server.js";
 
 export async function startGateway(

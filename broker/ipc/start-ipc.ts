@@ -5,17 +5,17 @@
  */
 import type { Telemetry } from "../../otel/index.js";
 import { BROKER_VERSION, type BrokerContext } from "../broker-context.js";
+import { budgetReport } from "../budget/budget-port.js";
 import type { BrokerBudget } from "../budget/start-budget.js";
-import { budgetReport } from "../budget-port.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import type { GatewayServer } from "../gateway/gateway-server.js";
-import { createIpcHandlers, type LifecycleFacade } from "../ipc-handlers.js";
-import type { BrokerObservability } from "../observability.js";
+import type { BrokerObservability } from "../observability/observability.js";
 import type { BrokerPipeline } from "../pipeline/build-pipeline.js";
 import { describeRedisUrl } from "../redis/redis-url.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
 import type { BrokerSessions } from "../sessions/start-sessions.js";
 import type { UpstreamQueue } from "../upstream/upstream-queue.js";
+import { createIpcHandlers, type LifecycleFacade } from "./ipc-handlers.js";
 import { IpcServer } from "./ipc-server.js";
 import { traceReportMethod } from "./trace-report-method.js";
 

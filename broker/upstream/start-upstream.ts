@@ -6,14 +6,14 @@
  */
 import { RATE_LIMIT_ALIAS } from "../batch/index.js";
 import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
+import { learnBuckets } from "../budget/budget-port.js";
 import type { BrokerBudget } from "../budget/start-budget.js";
-import { learnBuckets } from "../budget-port.js";
-import { DegradedUpstream } from "../degraded-upstream.js";
-import type { BrokerObservability } from "../observability.js";
+import type { BrokerObservability } from "../observability/observability.js";
 import type { UpstreamPort } from "../pipeline/ports.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
-import { createUpstreamPort } from "../upstream-port.js";
+import { DegradedUpstream } from "./degraded-upstream.js";
 import { UpstreamClient } from "./upstream-client.js";
+import { createUpstreamPort } from "./upstream-port.js";
 import { UpstreamQueue } from "./upstream-queue.js";
 
 export interface BrokerUpstream {

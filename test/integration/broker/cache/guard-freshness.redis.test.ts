@@ -6,7 +6,7 @@
  * Redis, the real gateway and pipeline; a counting fake GitHub.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLifecyclePorts } from "../../../../broker/lifecycle-ports.js";
+import { createLifecyclePorts } from "../../../../broker/lifecycle/lifecycle-ports.js";
 import { CountingUpstream, RecordingBudget } from "../../../support/fake-ports.js";
 import { type GatewayStack, rawRequest, startGatewayStack } from "../../../support/gateway-harness.js";
 import { startTestRedis, type TestRedis } from "../../../support/redis.js";

@@ -4,8 +4,8 @@
  * so every caller is cached, coalesced, batched and budgeted alike.
  */
 import { randomUUID } from "node:crypto";
-import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
-import type { Caller, GhRequest, GraphQLPayload, PriorityClass } from "./pipeline/types.js";
+import type { ClassifyInput, RequestClass } from "./classify.js";
+import type { Caller, GhRequest, GraphQLPayload, PriorityClass } from "./types.js";
 
 export interface ApiRequestInput {
   readonly method: string;

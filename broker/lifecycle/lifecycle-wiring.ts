@@ -4,16 +4,20 @@
  * and accounted like any session's requests.
  */
 import type { Redis } from "ioredis";
-import type { Logger } from "../common/index.js";
-import { createLifecycleService, createRedisWatchStore, type LifecycleConfig } from "../lifecycle/index.js";
-import type { BudgetGate } from "./budget/index.js";
-import type { ResponseCache } from "./cache/response-cache.js";
+import type { Logger } from "../../common/index.js";
+import {
+  createLifecycleService,
+  createRedisWatchStore,
+  type LifecycleConfig,
+} from "../../lifecycle/index.js";
+import type { BudgetGate } from "../budget/index.js";
+import type { ResponseCache } from "../cache/response-cache.js";
+import type { BrokerObservability } from "../observability/observability.js";
+import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
+import type { Handler } from "../pipeline/types.js";
+import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { LifecycleLeader } from "./lifecycle-leader.js";
 import { createLifecyclePorts } from "./lifecycle-ports.js";
-import type { BrokerObservability } from "./observability.js";
-import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
-import type { Handler } from "./pipeline/types.js";
-import type { PubSubHub } from "./redis/pubsub-hub.js";
 
 export interface LifecycleWiring {
   readonly redis: Redis;

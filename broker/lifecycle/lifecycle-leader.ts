@@ -9,11 +9,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { AoError, type Logger } from "../common/index.js";
-import type { LifecycleService, RefreshTarget } from "../lifecycle/index.js";
-import { BrokerErrors } from "./errors.js";
-import { LuaScripts } from "./redis/lua-scripts.js";
-import type { PubSubHub } from "./redis/pubsub-hub.js";
+import { AoError, type Logger } from "../../common/index.js";
+import type { LifecycleService, RefreshTarget } from "../../lifecycle/index.js";
+import { BrokerErrors } from "../errors.js";
+import { LuaScripts } from "../redis/lua-scripts.js";
+import type { PubSubHub } from "../redis/pubsub-hub.js";
 
 type Command =
   | { readonly op: "watch"; readonly args: { id: string; repo: string; branch: string; pr?: number } }

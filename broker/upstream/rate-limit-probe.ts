@@ -3,8 +3,8 @@
  * carries `rateLimit { cost ... }` under a reserved alias, so the broker learns what GitHub really
  * charged for it even when several brokers' answers interleave in GitHub's headers.
  */
-import { injectRateLimit, type RateLimitInjection, stripRateLimit } from "./batch/index.js";
-import type { RateLimitProbe } from "./pipeline/upstream-handler.js";
+import { injectRateLimit, type RateLimitInjection, stripRateLimit } from "../batch/index.js";
+import type { RateLimitProbe } from "../pipeline/upstream-handler.js";
 
 export function rateLimitProbe(): RateLimitProbe<RateLimitInjection> {
   return {

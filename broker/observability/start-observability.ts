@@ -4,12 +4,12 @@
  * that turns requests, invocations and lifecycle cycles into spans, metrics and AO trace rows, and
  * the gauges it samples from the budget and the queue once both run.
  */
-import { startTelemetry, type Telemetry } from "../otel/index.js";
-import { BROKER_VERSION, type BrokerContext } from "./broker-context.js";
-import type { BudgetGate } from "./budget/index.js";
+import { startTelemetry, type Telemetry } from "../../otel/index.js";
+import { BROKER_VERSION, type BrokerContext } from "../broker-context.js";
+import type { BudgetGate } from "../budget/index.js";
+import type { SessionStats } from "../sessions/session-stats.js";
+import type { UpstreamQueue } from "../upstream/index.js";
 import { BrokerObservability, type GaugeSources } from "./observability.js";
-import type { SessionStats } from "./sessions/session-stats.js";
-import type { UpstreamQueue } from "./upstream/index.js";
 
 export function startBrokerTelemetry(context: BrokerContext, given: Telemetry | undefined): Telemetry {
   if (given) return given;

@@ -6,9 +6,9 @@
  * and nothing at all when GitHub last said the bucket is empty. Requests wait for a token until
  * their deadline, like the shared budget; past it they get the same rate-limit error.
  */
-import { AoError } from "../common/index.js";
-import type { RateLimitResource, RateLimitSnapshot } from "../github/index.js";
-import { BudgetErrors } from "./budget/index.js";
+import { AoError } from "../../common/index.js";
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { BudgetErrors } from "./index.js";
 
 interface Bucket {
   tokens: number;

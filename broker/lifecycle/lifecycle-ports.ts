@@ -9,9 +9,8 @@
  * subscribers (topic `lifecycle.<type>`) — the poller runs on one broker, subscribers may be on any.
  */
 import type { Redis } from "ioredis";
-import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../lifecycle/index.js";
-import { buildApiRequest } from "./api-request.js";
-import type { BudgetGate } from "./budget/index.js";
+import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../../lifecycle/index.js";
+import type { BudgetGate } from "../budget/index.js";
 import {
   actionsTag,
   createdTags,
@@ -20,12 +19,13 @@ import {
   listVouchKey,
   objectKey,
   shaChecksTag,
-} from "./cache/core/facets.js";
-import { aliasesNeeded, resolveWrite } from "./cache/core/resolve-write.js";
-import { NO_WRITE } from "./cache/core/rest-facets.js";
-import type { ResponseCache } from "./cache/response-cache.js";
-import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
-import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js";
+} from "../cache/core/facets.js";
+import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
+import { NO_WRITE } from "../cache/core/rest-facets.js";
+import type { ResponseCache } from "../cache/response-cache.js";
+import { buildApiRequest } from "../pipeline/api-request.js";
+import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
+import type { Caller, GhRequest, GhResponse, Handler } from "../pipeline/types.js";
 
 export const LIFECYCLE_SESSION_ID = "ao-lifecycle";
 

@@ -2,11 +2,12 @@
  * The pipeline's way to GitHub, in the daemon: the shared BullMQ queue while Redis is healthy,
  * this broker's direct path (local limits) while it is not; every call in an upstream span.
  */
+
+import type { BrokerObservability } from "../observability/observability.js";
+import type { UpstreamPort } from "../pipeline/ports.js";
+import type { RedisHealth } from "../redis/redis-health.js";
 import type { DegradedUpstream } from "./degraded-upstream.js";
-import type { BrokerObservability } from "./observability.js";
-import type { UpstreamPort } from "./pipeline/ports.js";
-import type { RedisHealth } from "./redis/redis-health.js";
-import type { UpstreamQueue } from "./upstream/index.js";
+import type { UpstreamQueue } from "./index.js";
 
 export interface UpstreamPortDeps {
   readonly queue: UpstreamQueue;

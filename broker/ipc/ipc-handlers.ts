@@ -4,16 +4,16 @@
  * methods to sessions, the pipeline, the budget and the lifecycle service.
  */
 
-import type { BudgetResult, SessionInfo } from "../client/index.js";
-import { AoError } from "../common/index.js";
-import { buildApiRequest } from "./api-request.js";
-import { BrokerErrors } from "./errors.js";
-import type { IpcHandlers } from "./ipc/index.js";
-import type { ClassifyInput, RequestClass } from "./pipeline/classify.js";
-import type { Caller, GhRequest, GhResponse, Handler } from "./pipeline/types.js";
-import { sessionEnv } from "./session-env.js";
-import type { SessionStats, SessionStatsView } from "./sessions/session-stats.js";
-import type { SessionRecord, SessionStore } from "./sessions/session-store.js";
+import type { BudgetResult, SessionInfo } from "../../client/index.js";
+import { AoError } from "../../common/index.js";
+import { BrokerErrors } from "../errors.js";
+import { buildApiRequest } from "../pipeline/api-request.js";
+import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
+import type { Caller, GhRequest, GhResponse, Handler } from "../pipeline/types.js";
+import { sessionEnv } from "../sessions/session-env.js";
+import type { SessionStats, SessionStatsView } from "../sessions/session-stats.js";
+import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
+import type { IpcHandlers } from "./index.js";
 
 export interface LifecycleFacade {
   watch(input: { sessionId: string; repo: string; branch: string; pr?: number | undefined }): Promise<void>;

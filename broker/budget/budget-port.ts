@@ -4,14 +4,19 @@
  * these charges", and a synchronous per-session view for every answer's x-ratelimit-* headers.
  */
 
-import type { BudgetResult } from "../client/index.js";
-import { AoError, type Logger } from "../common/index.js";
-import type { RateLimitResource, RateLimitSnapshot } from "../github/index.js";
-import { BudgetErrors, type BudgetGate, type BudgetPolicyInput } from "./budget/index.js";
+import type { BudgetResult } from "../../client/index.js";
+import { AoError, type Logger } from "../../common/index.js";
+import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import {
+  type Admission,
+  type AdmissionRequest,
+  type BudgetPort,
+  BudgetWouldWait,
+} from "../pipeline/ports.js";
+import type { RedisHealth } from "../redis/redis-health.js";
+import type { UpstreamClient } from "../upstream/index.js";
+import { BudgetErrors, type BudgetGate, type BudgetPolicyInput } from "./index.js";
 import type { LocalBudget } from "./local-budget.js";
-import { type Admission, type AdmissionRequest, type BudgetPort, BudgetWouldWait } from "./pipeline/ports.js";
-import type { RedisHealth } from "./redis/redis-health.js";
-import type { UpstreamClient } from "./upstream/index.js";
 
 /** The gate's policy from the `budget` config section (docs/config.md). */
 export function budgetPolicyFromConfig(budget: {

@@ -5,9 +5,9 @@
  * at least `mutationSpacingMs` apart (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#avoid-concurrent-requests).
  * A write that fails after it may have been sent is reported as outcome unknown, never retried.
  */
-import { AoError } from "../common/index.js";
-import type { UpstreamAnswer, UpstreamRequest } from "./pipeline/ports.js";
-import { type UpstreamClient, UpstreamErrors } from "./upstream/index.js";
+import { AoError } from "../../common/index.js";
+import type { UpstreamAnswer, UpstreamRequest } from "../pipeline/ports.js";
+import { type UpstreamClient, UpstreamErrors } from "./index.js";
 
 export interface DegradedUpstreamOptions {
   readonly client: UpstreamClient;

@@ -5,8 +5,8 @@
  * and queue gauges. The gateway, the IPC handlers and the upstream adapter call this; none of them
  * touches OpenTelemetry directly. With tracing off every span helper is a no-op (otel/).
  */
-import type { Logger } from "../common/index.js";
-import type { LifecycleInstrumentation } from "../lifecycle/index.js";
+import type { Logger } from "../../common/index.js";
+import type { LifecycleInstrumentation } from "../../lifecycle/index.js";
 import {
   type AoTraceWriter,
   type CallRecord,
@@ -25,11 +25,11 @@ import {
   withBatchFlushSpan,
   withLifecycleCycleSpan,
   withLifecycleStepSpan,
-} from "../otel/index.js";
-import type { GatewayEvent } from "./gateway/gateway-server.js";
-import type { UpstreamAnswer, UpstreamRequest } from "./pipeline/ports.js";
-import type { Caller, GhRequest, GhResponse } from "./pipeline/types.js";
-import type { SessionStats } from "./sessions/session-stats.js";
+} from "../../otel/index.js";
+import type { GatewayEvent } from "../gateway/gateway-server.js";
+import type { UpstreamAnswer, UpstreamRequest } from "../pipeline/ports.js";
+import type { Caller, GhRequest, GhResponse } from "../pipeline/types.js";
+import type { SessionStats } from "../sessions/session-stats.js";
 
 export interface BrokerObservabilityOptions {
   readonly telemetry: Telemetry;

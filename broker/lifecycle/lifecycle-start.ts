@@ -12,17 +12,17 @@ import {
   type LifecycleConfig,
   resolveLifecycleConfig,
   type WebhookHandler,
-} from "../lifecycle/index.js";
-import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "./broker-context.js";
-import type { BudgetGate } from "./budget/index.js";
-import type { ResponseCache } from "./cache/response-cache.js";
-import type { LifecycleFacade } from "./ipc-handlers.js";
+} from "../../lifecycle/index.js";
+import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
+import type { BudgetGate } from "../budget/index.js";
+import type { ResponseCache } from "../cache/response-cache.js";
+import type { LifecycleFacade } from "../ipc/ipc-handlers.js";
+import type { BrokerObservability } from "../observability/observability.js";
+import type { BrokerPipeline } from "../pipeline/build-pipeline.js";
+import type { BrokerRedis } from "../redis/start-redis.js";
 import type { LifecycleLeader } from "./lifecycle-leader.js";
 import { lifecycleEventChannel } from "./lifecycle-ports.js";
 import { createLifecycleLeader } from "./lifecycle-wiring.js";
-import type { BrokerObservability } from "./observability.js";
-import type { BrokerPipeline } from "./pipeline/build-pipeline.js";
-import type { BrokerRedis } from "./redis/start-redis.js";
 
 export interface BrokerLifecycle {
   readonly leader: LifecycleLeader | undefined;
