@@ -24,7 +24,7 @@ import { startResponseCache } from "./cache/start-cache.js";
 import { type LoadConfigOptions, loadConfig, type ResolvedConfig } from "./config/load-config.js";
 import { startGateway } from "./gateway/start-gateway.js";
 import { startIpc } from "./ipc/start-ipc.js";
-import { createBrokerLifecycle } from "./lifecycle/lifecycle-start.js";
+import { createBrokerLifecycle } from "./lifecycle/index.js";
 import {
   gaugeSources,
   startBrokerObservability,

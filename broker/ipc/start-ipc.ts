@@ -1,6 +1,6 @@
 /**
  * The IPC edge for the composition root: the IpcServer on the socket, with the protocol's method
- * table (ipc-handlers.ts) wired to the broker's parts, `trace.report`, and what `hello`,
+ * table (ipc/ipc-handlers.ts) wired to the broker's parts, `trace.report`, and what `hello`,
  * `broker.status` and `stats` report. `broker.shutdown` calls `shutdown` (the broker's close).
  */
 import type { Telemetry } from "../../otel/index.js";
