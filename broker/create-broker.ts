@@ -143,7 +143,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     });
     await lifecycle.relayEvents((method, event) => ipc.publish(method, event));
     await lifecycle.start();
-    observability.start(gaugeSources(budget.gate, upstream.queue));
+    observability.start(gaugeSources(budget.gate, upstream.queue), config.observability.gaugeIntervalMs);
     const where = {
       gateway: gateway.url,
       socket: resolved.socketPath,

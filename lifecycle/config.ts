@@ -54,6 +54,12 @@ export interface LifecycleConfig {
   readonly stuckThresholdMs: number;
   /** Webhook-triggered refreshes are gathered this long, then sent as batches. @defaultValue 200 */
   readonly webhookDebounceMs: number;
+  /** Largest webhook body accepted. @defaultValue 26_214_400 */
+  readonly webhookMaxBodyBytes: number;
+  /** How long a webhook delivery id is remembered (GitHub redelivers). @defaultValue 86_400_000 */
+  readonly webhookDedupeTtlMs: number;
+  /** Delivery ids remembered in memory (without Redis). @defaultValue 10_000 */
+  readonly webhookDedupeMaxEntries: number;
 }
 
 export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
@@ -81,9 +87,12 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
   maxStretch: 6,
   stuckThresholdMs: 900_000,
   webhookDebounceMs: 200,
+  webhookMaxBodyBytes: 26_214_400,
+  webhookDedupeTtlMs: 86_400_000,
+  webhookDedupeMaxEntries: 10_000,
 });
 
-const RANGES: Readonly<Partial<Record<keyof LifecycleConfig, readonly [number, number]>>> = {
+export const LIFECYCLE_RANGES: Readonly<Partial<Record<keyof LifecycleConfig, readonly [number, number]>>> = {
   cycleIntervalMs: [10, 3_600_000],
   repoIntervalMs: [0, 3_600_000],
   activeIntervalMs: [0, 3_600_000],
@@ -107,6 +116,44 @@ const RANGES: Readonly<Partial<Record<keyof LifecycleConfig, readonly [number, n
   maxStretch: [1, 100],
   stuckThresholdMs: [0, 604_800_000],
   webhookDebounceMs: [0, 60_000],
+  webhookMaxBodyBytes: [1024, 26_214_400],
+  webhookDedupeTtlMs: [60_000, 604_800_000],
+  webhookDedupeMaxEntries: [1, 1_000_000],
+};
+const RANGES = LIFECYCLE_RANGES;
+
+/** What each setting means, for docs/config.md (scripts/gen-config-docs.ts); one per setting. */
+export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConfig, string>> = {
+  cycleIntervalMs: "How often the poll loop runs a cycle.",
+  repoIntervalMs: "Per repository: how often the PR-list guard is read.",
+  activeIntervalMs: "Per PR with CI running: how often its check-run and status guards are read.",
+  quietIntervalMs: "Per PR that changed within idleAfterMs: how often its guards are read.",
+  idleIntervalMs: "Per PR quiet for longer: how often its guards are read.",
+  idleAfterMs: "A PR unchanged this long counts as idle.",
+  commentsIntervalMs:
+    "Per open PR: the review-comments guard (0 disables; new comments also bump the PR list).",
+  backstopIntervalMs: "Every open PR is re-read at least this often even when no guard moved; 0 disables.",
+  enrichmentBatchSize: "PRs per enrichment query (25 → 1 point; up to 37 still 1 point; 50 → 2).",
+  detectionBatchSize: "Branches per detection query (up to 149 cost 1 point).",
+  fillBatches: "Fill free slots of a batch with the PRs read longest ago (same cost).",
+  repoPageSize: "Items per page of the repository PR-list guard.",
+  maxRepoPages: "Pages read when a repository's list moved.",
+  checkContexts: "Check contexts read per PR in an enrichment query.",
+  reviewThreads: "Review threads read per PR in an enrichment query.",
+  reviews: "Reviews read per PR in an enrichment query.",
+  restConcurrency: "REST guards in flight at once.",
+  graphqlConcurrency: "GraphQL queries in flight at once.",
+  maxRestPerMinute:
+    "Cap on REST guard requests per minute (304s are free, but may still count for secondary limits).",
+  reservePoints: "GraphQL points the lifecycle leaves for everyone else.",
+  reserveRest: "REST core requests the lifecycle leaves for everyone else.",
+  maxStretch: "Largest factor the budget may stretch poll intervals by.",
+  stuckThresholdMs: "Idle time after which a session is `stuck`; 0 disables.",
+  webhookDebounceMs: "Webhook-triggered refreshes are gathered this long, then sent as batches.",
+  webhookMaxBodyBytes: "Largest webhook body accepted.",
+  webhookDedupeTtlMs:
+    "How long a webhook delivery id is remembered, so a redelivery is answered without acting twice.",
+  webhookDedupeMaxEntries: "Delivery ids remembered in memory when there is no Redis.",
 };
 
 export function resolveLifecycleConfig(partial: Partial<LifecycleConfig> = {}): LifecycleConfig {

@@ -5,6 +5,8 @@
  * broker can use the Redis one (adapters/redis-delivery-dedupe.ts) so several brokers behind one
  * webhook URL share it.
  */
+import { DEFAULT_LIFECYCLE_CONFIG } from "./config.js";
+
 export interface DeliveryDedupe {
   /** True the first time an id is seen (and marks it); false for a repeat. */
   firstSeen(id: string): Promise<boolean>;
@@ -21,8 +23,8 @@ export interface MemoryDeliveryDedupeOptions {
 }
 
 export function createMemoryDeliveryDedupe(options: MemoryDeliveryDedupeOptions = {}): DeliveryDedupe {
-  const ttl = options.ttlMs ?? 86_400_000;
-  const max = options.maxEntries ?? 10_000;
+  const ttl = options.ttlMs ?? DEFAULT_LIFECYCLE_CONFIG.webhookDedupeTtlMs;
+  const max = options.maxEntries ?? DEFAULT_LIFECYCLE_CONFIG.webhookDedupeMaxEntries;
   const now = options.now ?? Date.now;
   const seen = new Map<string, number>();
   return {

@@ -10,6 +10,7 @@
  */
 import { Webhooks } from "@octokit/webhooks";
 import { AoError, CommonErrors, type Logger, silentLogger } from "../common/index.js";
+import { DEFAULT_LIFECYCLE_CONFIG } from "./config.js";
 import { interpretWebhook, isHandledWebhookEvent } from "./core/webhook-signal.js";
 import { createMemoryDeliveryDedupe, type DeliveryDedupe } from "./delivery-dedupe.js";
 import type { LifecycleService } from "./lifecycle-service.js";
@@ -74,7 +75,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
   const verifiers = secrets.map((secret) => new Webhooks({ secret }));
   const dedupe = options.dedupe ?? createMemoryDeliveryDedupe();
-  const maxBytes = options.maxBodyBytes ?? 26_214_400;
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_LIFECYCLE_CONFIG.webhookMaxBodyBytes;
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
 

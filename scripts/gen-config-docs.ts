@@ -4,6 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configSchema } from "../broker/index.js";
+import {
+  DEFAULT_LIFECYCLE_CONFIG,
+  LIFECYCLE_RANGES,
+  LIFECYCLE_SETTING_DESCRIPTIONS,
+} from "../lifecycle/config.js";
 
 interface Row {
   key: string;
@@ -30,6 +35,10 @@ function walk(node: Json, prefix: string, rows: Row[]): void {
       walk(child, key, rows);
       continue;
     }
+    if (key === "lifecycle.settings") {
+      rows.push(...lifecycleRows(key, child));
+      continue;
+    }
     rows.push({
       key,
       type: typeOf(child),
@@ -37,6 +46,24 @@ function walk(node: Json, prefix: string, rows: Row[]): void {
       description: String(child.description ?? "").replace(/\|/g, "\\|"),
     });
   }
+}
+
+/** The lifecycle's own settings (lifecycle/config.ts), which the config passes through `lifecycle.settings`. */
+function lifecycleRows(key: string, child: Json): Row[] {
+  const rows: Row[] = [
+    { key, type: "object", def: "`{}`", description: String(child.description ?? "").replace(/\|/g, "\\|") },
+  ];
+  for (const [name, value] of Object.entries(DEFAULT_LIFECYCLE_CONFIG)) {
+    const range = LIFECYCLE_RANGES[name as keyof typeof LIFECYCLE_RANGES];
+    const description = LIFECYCLE_SETTING_DESCRIPTIONS[name as keyof typeof LIFECYCLE_SETTING_DESCRIPTIONS];
+    rows.push({
+      key: `${key}.${name}`,
+      type: typeof value === "boolean" ? "boolean" : "number",
+      def: `\`${JSON.stringify(value)}\``,
+      description: `${description}${range ? ` (${range[0]}–${range[1]})` : ""}`.replace(/\|/g, "\\|"),
+    });
+  }
+  return rows;
 }
 
 export function renderConfigDocs(): string {

@@ -113,7 +113,7 @@ export class BatchScheduler {
   readonly #observe: BatchSchedulerOptions["observe"];
   readonly #clock: BatchClock;
   readonly #open = new Map<string, Group>();
-  readonly #analyses = new DocumentAnalysisCache();
+  readonly #analyses: DocumentAnalysisCache;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #aloneContext: AloneContext;
   #closed = false;
@@ -131,6 +131,7 @@ export class BatchScheduler {
   constructor(options: BatchSchedulerOptions) {
     this.#send = options.send;
     this.#schema = options.schema;
+    this.#analyses = new DocumentAnalysisCache(options.analysisCacheEntries);
     const budgets = { ...DEFAULT_BATCH_BUDGETS_MS, ...options.budgetsMs };
     for (const [name, value] of Object.entries(budgets)) {
       checked({ name: `budgetsMs.${name}`, value, fallback: 0, allowZero: true });

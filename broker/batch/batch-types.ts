@@ -100,6 +100,8 @@ export interface BatchSchedulerOptions {
   readonly maxCost?: number | undefined;
   /** Nodes per merged query. @defaultValue MAX_NODE_LIMIT (500,000) */
   readonly maxNodes?: number | undefined;
+  /** Query texts whose analysis is kept. @defaultValue batching.analysisCacheEntries (docs/config.md) */
+  readonly analysisCacheEntries?: number | undefined;
   /** Add `rateLimit` to every forwarded query to learn its real cost. @defaultValue true */
   readonly injectRateLimit?: boolean | undefined;
   /** Called once per upstream query. */

@@ -10,6 +10,7 @@
 import { type DocumentNode, type GraphQLSchema, getVariableValues, parse } from "graphql";
 import { AoError } from "../../common/index.js";
 import { computeQueryCost, MAX_NODE_LIMIT, validateGitHubDocument } from "../../github/index.js";
+import { BATCHING_DEFAULTS } from "./batch-settings.js";
 import type { AloneReason } from "./core/alone-reason.js";
 import { isJsonObject } from "./core/graphql-response.js";
 import { type MemberPlan, planMember } from "./core/member-plan.js";
@@ -88,7 +89,7 @@ export class DocumentAnalysisCache {
   readonly #maxEntries: number;
 
   /** @param maxEntries @defaultValue 500 */
-  constructor(maxEntries = 500) {
+  constructor(maxEntries = BATCHING_DEFAULTS.analysisCacheEntries) {
     this.#maxEntries = Math.max(1, maxEntries);
   }
 

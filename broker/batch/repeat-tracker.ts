@@ -6,6 +6,7 @@
  * of the query and variables, never the text.
  */
 import { createHash } from "node:crypto";
+import { BATCHING_DEFAULTS } from "./batch-settings.js";
 
 export interface RepeatTrackerOptions {
   /** A query seen again within this long is a repeat, ms. @defaultValue 60_000 */
@@ -27,8 +28,8 @@ export class RepeatTracker {
   readonly #seen = new Map<string, number>();
 
   constructor(options: RepeatTrackerOptions = {}) {
-    this.#windowMs = options.windowMs ?? 60_000;
-    this.#maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.#windowMs = options.windowMs ?? BATCHING_DEFAULTS.repeatWindowMs;
+    this.#maxEntries = Math.max(1, options.maxEntries ?? BATCHING_DEFAULTS.repeatMaxEntries);
   }
 
   /** Records this request at `now`; true when the same session sent it within the window. */

@@ -118,9 +118,15 @@ export function resolveBudgetPolicy(input: BudgetPolicyInput = {}): BudgetPolicy
 }
 
 export function windowMsFor(policy: BudgetPolicy, resource: string): number {
-  return policy.windowMs[resource] ?? policy.windowMs.default ?? 3_600_000;
+  return (
+    policy.windowMs[resource] ?? policy.windowMs.default ?? (DEFAULT_BUDGET_POLICY.windowMs.default as number)
+  );
 }
 
 export function defaultLimitFor(policy: BudgetPolicy, resource: string): number {
-  return policy.defaultLimits[resource] ?? policy.defaultLimits.default ?? 5_000;
+  return (
+    policy.defaultLimits[resource] ??
+    policy.defaultLimits.default ??
+    (DEFAULT_BUDGET_POLICY.defaultLimits.default as number)
+  );
 }

@@ -8,6 +8,7 @@
  */
 import { AoError } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { BUDGET_DEFAULTS } from "./budget-settings.js";
 import { BudgetErrors } from "./index.js";
 
 interface Bucket {
@@ -32,8 +33,8 @@ export class LocalBudget {
   readonly #now: () => number;
 
   constructor(options: LocalBudgetOptions = {}) {
-    this.#pace = options.paceFraction ?? 0.5;
-    this.#burst = options.burst ?? 5;
+    this.#pace = options.paceFraction ?? BUDGET_DEFAULTS.local.paceFraction;
+    this.#burst = options.burst ?? BUDGET_DEFAULTS.local.burst;
     this.#now = options.now ?? Date.now;
   }
 

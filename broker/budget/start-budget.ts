@@ -26,6 +26,9 @@ export async function startBudget(context: BrokerContext, r: BrokerRedis): Promi
   });
   await gate.start();
   context.shutdown.add("budget gate", () => gate.close(), r.stepTimeout());
-  const local = new LocalBudget();
+  const local = new LocalBudget({
+    paceFraction: config.budget.local.paceFraction,
+    burst: config.budget.local.burst,
+  });
   return { gate, local, port: budgetPort({ gate, logger, health: r.health, local }) };
 }

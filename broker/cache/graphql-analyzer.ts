@@ -7,6 +7,7 @@
  */
 import type { DocumentNode, GraphQLSchema } from "graphql";
 import { parse, print } from "graphql";
+import { CACHE_DEFAULTS } from "./cache-settings.js";
 import {
   type AnalysisFailure,
   analyzeGraphQL,
@@ -49,8 +50,8 @@ export class GraphQLAnalyzer {
 
   constructor(options: GraphQLAnalyzerOptions) {
     this.#schema = options.schema;
-    this.#maxDocuments = options.maxDocuments ?? 1000;
-    this.#maxAnalyses = options.maxAnalyses ?? 5000;
+    this.#maxDocuments = options.maxDocuments ?? CACHE_DEFAULTS.analyzerMaxDocuments;
+    this.#maxAnalyses = options.maxAnalyses ?? CACHE_DEFAULTS.analyzerMaxAnalyses;
   }
 
   get schema(): GraphQLSchema {

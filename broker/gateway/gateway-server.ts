@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { AoError, type Logger } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
+import { GATEWAY_DRAIN_MS } from "../broker-context.js";
 import { BrokerErrors } from "../errors.js";
 import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
 import { withoutHopByHop } from "../pipeline/http-headers.js";
@@ -42,6 +43,7 @@ import {
   rewriteUpstreamUrls,
 } from "./core/request-target.js";
 import { type ErrorReply, errorReply, githubError } from "./error-reply.js";
+import { GATEWAY_DEFAULTS } from "./gateway-settings.js";
 import { isAllowedMetricsHost } from "./metrics-host.js";
 import {
   BodyTooLarge,
@@ -133,9 +135,9 @@ export class GatewayServer {
   constructor(options: GatewayServerOptions) {
     this.#options = options;
     const limits = {
-      maxConnections: options.connections?.maxConnections ?? 512,
-      headerTimeoutMs: options.connections?.headerTimeoutMs ?? 10_000,
-      idleTimeoutMs: options.connections?.idleTimeoutMs ?? 65_000,
+      maxConnections: options.connections?.maxConnections ?? GATEWAY_DEFAULTS.maxConnections,
+      headerTimeoutMs: options.connections?.headerTimeoutMs ?? GATEWAY_DEFAULTS.headerTimeoutMs,
+      idleTimeoutMs: options.connections?.idleTimeoutMs ?? GATEWAY_DEFAULTS.idleTimeoutMs,
     };
     const requestTimeout = 120_000;
     this.#server = createServer(
@@ -215,7 +217,7 @@ export class GatewayServer {
   }
 
   /** Stops accepting, waits for in-flight requests (up to graceMs), then closes every socket. */
-  async close(graceMs = 30_000): Promise<void> {
+  async close(graceMs = GATEWAY_DRAIN_MS): Promise<void> {
     this.#draining = true;
     this.#bounds.stop();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));

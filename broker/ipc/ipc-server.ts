@@ -19,6 +19,7 @@ import { type Logger, silentLogger } from "../../common/index.js";
 import { EventHub } from "./event-hub.js";
 import { IpcConnection } from "./ipc-connection.js";
 import { IpcDispatcher } from "./ipc-dispatcher.js";
+import { IPC_DEFAULTS } from "./ipc-settings.js";
 import { listenOnSocketFile, type SocketFile } from "./socket-file.js";
 import type { IpcExtraMethod, IpcHandlers } from "./types.js";
 
@@ -47,6 +48,8 @@ export interface IpcServerOptions {
   readonly helloTimeoutMs?: number;
   /** How long close() lets calls in flight finish. @defaultValue 5000 */
   readonly closeGraceMs?: number;
+  /** How long a socket file left by another process is given to answer. @defaultValue 1000 */
+  readonly socketProbeTimeoutMs?: number;
   /** The broker's methods. @defaultValue {} (every broker method answers -32601) */
   readonly handlers?: IpcHandlers;
   /** Methods outside the protocol, e.g. a test harness. @defaultValue {} */
@@ -113,6 +116,7 @@ export class IpcServer {
       path: options.socketPath,
       mode: options.mode ?? 0o600,
       group: options.group,
+      probeTimeoutMs: options.socketProbeTimeoutMs,
     });
     server.on("error", (error) => this.#logger.error({ err: error }, "IPC server error"));
     this.#logger.info({ socket: this.#socketFile.path }, "IPC server listening");
@@ -136,7 +140,7 @@ export class IpcServer {
    * this (its own call would hold it for the whole grace period): schedule it instead.
    */
   close(options: { readonly graceMs?: number } = {}): Promise<void> {
-    this.#closed ??= this.#close(options.graceMs ?? this.#options.closeGraceMs ?? 5000);
+    this.#closed ??= this.#close(options.graceMs ?? this.#options.closeGraceMs ?? IPC_DEFAULTS.closeGraceMs);
     return this.#closed;
   }
 
@@ -186,7 +190,7 @@ export class IpcServer {
       return;
     }
     socket.on("error", () => undefined);
-    const max = this.#options.maxConnections ?? 256;
+    const max = this.#options.maxConnections ?? IPC_DEFAULTS.maxConnections;
     if (this.#connections.size >= max) {
       const victim = this.#evictee();
       if (victim === undefined) {
@@ -201,17 +205,17 @@ export class IpcServer {
       this.#connections.delete(victim.id);
       victim.evict(dispatcher.evicted(max, victim.client === undefined ? "no-hello" : "idle"));
     }
-    const maxLineBytes = this.#options.maxLineBytes ?? 1024 * 1024;
+    const maxLineBytes = this.#options.maxLineBytes ?? IPC_DEFAULTS.maxLineBytes;
     const connection = new IpcConnection({
       id: `c${this.#nextConnection++}`,
       socket,
       logger: this.#logger,
       limits: {
         maxLineBytes,
-        maxInFlight: this.#options.maxInFlightPerConnection ?? 64,
-        notifyHighWaterBytes: this.#options.notifyHighWaterBytes ?? 1024 * 1024,
-        maxBufferedBytes: this.#options.maxBufferedBytes ?? 16 * 1024 * 1024,
-        helloTimeoutMs: this.#options.helloTimeoutMs ?? 10_000,
+        maxInFlight: this.#options.maxInFlightPerConnection ?? IPC_DEFAULTS.maxInFlightPerConnection,
+        notifyHighWaterBytes: this.#options.notifyHighWaterBytes ?? IPC_DEFAULTS.notifyHighWaterBytes,
+        maxBufferedBytes: this.#options.maxBufferedBytes ?? IPC_DEFAULTS.maxBufferedBytes,
+        helloTimeoutMs: this.#options.helloTimeoutMs ?? IPC_DEFAULTS.helloTimeoutMs,
       },
       onLine: (conn, line) => dispatcher.handleLine(conn, line),
       fatalError: (reason) => dispatcher.fatalError(reason, maxLineBytes),

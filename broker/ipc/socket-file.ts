@@ -29,6 +29,7 @@ import { connect, type Server } from "node:net";
 import { dirname, join, resolve, sep } from "node:path";
 import { AoError } from "../../common/index.js";
 import { IpcErrors } from "./errors.js";
+import { IPC_DEFAULTS } from "./ipc-settings.js";
 
 /** sockaddr_un.sun_path is 108 bytes on Linux, including the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -40,7 +41,7 @@ export interface ListenOnSocketFileOptions {
   /** Group name or gid to own the socket (hardened deployment). */
   readonly group?: string | number | undefined;
   /** How long a connect probe of an existing socket may take. @defaultValue 1000 */
-  readonly probeTimeoutMs?: number;
+  readonly probeTimeoutMs?: number | undefined;
 }
 
 export interface SocketFile {
@@ -63,7 +64,7 @@ export async function listenOnSocketFile(options: ListenOnSocketFileOptions): Pr
   } catch (cause) {
     throw unusable(`cannot create the socket directory ${parent}: ${(cause as Error).message}`, cause);
   }
-  await removeStaleSocket(path, options.probeTimeoutMs ?? 1000);
+  await removeStaleSocket(path, options.probeTimeoutMs ?? IPC_DEFAULTS.socketProbeTimeoutMs);
 
   // `${parent}/.` + six random characters: a hidden sibling of the socket (join would drop the ".").
   const privateDir = mkdtempSync(`${parent}${sep}.`);

@@ -14,6 +14,7 @@ import type { LifecycleService, RefreshTarget } from "../../lifecycle/index.js";
 import { BrokerErrors } from "../errors.js";
 import { LuaScripts } from "../redis/lua-scripts.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
+import { LIFECYCLE_DEFAULTS } from "./lifecycle-settings.js";
 
 type Command =
   | { readonly op: "watch"; readonly args: { id: string; repo: string; branch: string; pr?: number } }
@@ -79,7 +80,7 @@ export class LifecycleLeader {
     this.#unsubscribe.push(await this.#o.pubsub.subscribe(this.#replies, (m) => this.#onReply(m)));
     this.#unsubscribe.push(await this.#o.pubsub.subscribe(this.#commands, (m) => void this.#onCommand(m)));
     await this.#tick();
-    const leaseMs = this.#o.leaseMs ?? 15_000;
+    const leaseMs = this.#o.leaseMs ?? LIFECYCLE_DEFAULTS.leaseMs;
     this.#timer = setInterval(() => void this.#tick(), Math.max(500, Math.floor(leaseMs / 3)));
     this.#timer.unref();
   }
@@ -114,7 +115,7 @@ export class LifecycleLeader {
 
   async #tick(): Promise<void> {
     if (this.#closed) return;
-    const leaseMs = this.#o.leaseMs ?? 15_000;
+    const leaseMs = this.#o.leaseMs ?? LIFECYCLE_DEFAULTS.leaseMs;
     try {
       const held = (await this.#scripts.run("holdLease", [this.#leaseKey], [this.#id, leaseMs])) as number;
       if (held === 1 && !this.#service) {
@@ -162,7 +163,7 @@ export class LifecycleLeader {
             { httpStatus: 503 },
           ),
         );
-      }, this.#o.forwardTimeoutMs ?? 10_000);
+      }, this.#o.forwardTimeoutMs ?? LIFECYCLE_DEFAULTS.forwardTimeoutMs);
       this.#pending.set(id, (r) => {
         clearTimeout(timer);
         resolve(r);

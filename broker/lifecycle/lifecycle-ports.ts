@@ -26,6 +26,7 @@ import type { ResponseCache } from "../cache/response-cache.js";
 import { buildApiRequest } from "../pipeline/api-request.js";
 import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
 import type { Caller, GhRequest, GhResponse, Handler } from "../pipeline/types.js";
+import { LIFECYCLE_DEFAULTS } from "./lifecycle-settings.js";
 
 export const LIFECYCLE_SESSION_ID = "ao-lifecycle";
 
@@ -64,7 +65,7 @@ function parse(body: Buffer): unknown {
 }
 
 export function createLifecyclePorts(options: LifecyclePortsOptions): LifecyclePorts {
-  const deadlineMs = options.deadlineMs ?? 60_000;
+  const deadlineMs = options.deadlineMs ?? LIFECYCLE_DEFAULTS.requestDeadlineMs;
   const send = (request: GhRequest) =>
     options.run ? options.run(request, () => options.pipeline(request)) : options.pipeline(request);
   return {

@@ -48,7 +48,7 @@ export function createBrokerLifecycle(
   const { config, resolved, logger, shutdown } = context;
   const r = parts.redis;
   const settings = config.lifecycle.settings as Partial<LifecycleConfig>;
-  if (config.lifecycle.enabled) resolveLifecycleConfig(settings);
+  const lifecycleConfig = config.lifecycle.enabled ? resolveLifecycleConfig(settings) : undefined;
   const leader = config.lifecycle.enabled
     ? createLifecycleLeader({
         redis: r.redis,
@@ -60,16 +60,22 @@ export function createBrokerLifecycle(
         gate: parts.gate,
         observability: parts.observability,
         settings,
+        timing: config.lifecycle,
         logger,
       })
     : undefined;
   const webhookSecret = resolved.webhookSecret?.reveal();
   const webhooks =
-    leader && webhookSecret
+    leader && lifecycleConfig && webhookSecret
       ? createWebhookHandler({
           secret: webhookSecret,
           lifecycle: leader,
-          dedupe: createRedisDeliveryDedupe({ client: r.redis, keyPrefix: r.prefix }),
+          dedupe: createRedisDeliveryDedupe({
+            client: r.redis,
+            keyPrefix: r.prefix,
+            ttlMs: lifecycleConfig.webhookDedupeTtlMs,
+          }),
+          maxBodyBytes: lifecycleConfig.webhookMaxBodyBytes,
           logger: logger.child({ component: "webhooks" }),
         })
       : undefined;

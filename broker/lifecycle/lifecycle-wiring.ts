@@ -29,6 +29,12 @@ export interface LifecycleWiring {
   readonly gate: BudgetGate;
   readonly observability: BrokerObservability;
   readonly settings: Partial<LifecycleConfig>;
+  /** The broker-side `lifecycle` settings (docs/config.md). */
+  readonly timing: {
+    readonly leaseMs: number;
+    readonly forwardTimeoutMs: number;
+    readonly requestDeadlineMs: number;
+  };
   readonly logger: Logger;
 }
 
@@ -39,6 +45,8 @@ export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
     pubsub: w.pubsub,
     prefix: w.prefix,
     logger,
+    leaseMs: w.timing.leaseMs,
+    forwardTimeoutMs: w.timing.forwardTimeoutMs,
     createService: () => {
       const watchStore = createRedisWatchStore({ client: w.redis, keyPrefix: w.prefix, logger });
       const service = createLifecycleService({
@@ -49,6 +57,7 @@ export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
           gate: w.gate,
           redis: w.redis,
           prefix: w.prefix,
+          deadlineMs: w.timing.requestDeadlineMs,
           run: async (request, send) => {
             const response = await w.observability.traceLifecycleRequest(request, send);
             w.observability.recordAnswer(request.caller, request, response, response.status);

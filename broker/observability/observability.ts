@@ -30,6 +30,7 @@ import type { GatewayEvent } from "../gateway/gateway-server.js";
 import type { UpstreamAnswer, UpstreamRequest } from "../pipeline/ports.js";
 import type { Caller, GhRequest, GhResponse } from "../pipeline/types.js";
 import type { SessionStats } from "../sessions/session-stats.js";
+import { OBSERVABILITY_DEFAULTS } from "./observability-settings.js";
 
 export interface BrokerObservabilityOptions {
   readonly telemetry: Telemetry;
@@ -89,7 +90,7 @@ export class BrokerObservability {
     return this.#t;
   }
 
-  start(sources: GaugeSources, intervalMs = 5_000): void {
+  start(sources: GaugeSources, intervalMs = OBSERVABILITY_DEFAULTS.gaugeIntervalMs): void {
     this.invocations.start();
     const tick = async () => {
       try {

@@ -37,7 +37,11 @@ export function buildPipeline(
   const { config, logger, shutdown } = context;
   const { observability } = parts;
   const schema = loadGitHubSchema();
-  const analyzer = new GraphQLAnalyzer({ schema });
+  const analyzer = new GraphQLAnalyzer({
+    schema,
+    maxDocuments: config.cache.analyzerMaxDocuments,
+    maxAnalyses: config.cache.analyzerMaxAnalyses,
+  });
   const policy: FreshnessPolicy = {
     restFreshMs: config.cache.restFreshMs,
     graphqlFreshMs: config.cache.graphqlFreshMs,
@@ -47,7 +51,10 @@ export function buildPipeline(
   const classify: Classify = (input) => classifyRequest(input, analyzer, policy);
   const batch = config.batching.enabled
     ? batchLayer({
-        repeats: new RepeatTracker(),
+        repeats: new RepeatTracker({
+          windowMs: config.batching.repeatWindowMs,
+          maxEntries: config.batching.repeatMaxEntries,
+        }),
         createScheduler: (send) =>
           new BatchScheduler({
             send,
@@ -55,6 +62,7 @@ export function buildPipeline(
             budgetsMs: config.batching.latencyBudgetMs,
             maxMembers: config.batching.maxMembers,
             maxCost: config.batching.maxCost,
+            analysisCacheEntries: config.batching.analysisCacheEntries,
           }),
         onScheduler: (scheduler) =>
           shutdown.add(
@@ -74,6 +82,7 @@ export function buildPipeline(
     logger,
     probe: rateLimitProbe(),
     shared: { redis: parts.redis.redis, pubsub: parts.redis.pubsub, prefix: parts.redis.prefix },
+    coalesce: config.coalesce,
   });
   return { pipeline, classify };
 }

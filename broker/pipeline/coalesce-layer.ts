@@ -27,6 +27,7 @@ import { ResponseCache } from "../cache/response-cache.js";
 import { BrokerErrors } from "../errors.js";
 import { LuaScripts } from "../redis/lua-scripts.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
+import { COALESCE_DEFAULTS } from "./pipeline-settings.js";
 import type { CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
 
 export interface CoalesceLayerOptions {
@@ -74,8 +75,8 @@ function round3(n: number): number {
 export function coalesceLayer(options: CoalesceLayerOptions): Layer {
   const flights = new Map<string, Flight>();
   const remoteWaiters = new Map<string, Set<(answer: PublishedAnswer | undefined) => void>>();
-  const lockTtl = options.lockTtlMs ?? 6_000;
-  const releaseRetryMs = options.releaseRetryMs ?? 500;
+  const lockTtl = options.lockTtlMs ?? COALESCE_DEFAULTS.lockTtlMs;
+  const releaseRetryMs = options.releaseRetryMs ?? COALESCE_DEFAULTS.releaseRetryMs;
   const shared = options.shared;
   const scripts = shared
     ? new LuaScripts(shared.redis, ["extendLock-1.lua"], BrokerErrors.AO_ERR_STATE_UNAVAILABLE)
@@ -240,7 +241,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
         throw error;
       }
       clearInterval(renew);
-      const maxBytes = shared?.maxPublishBytes ?? 2 * 1024 * 1024;
+      const maxBytes = shared?.maxPublishBytes ?? COALESCE_DEFAULTS.maxPublishBytes;
       await publish(
         hashed,
         answer.body.length <= maxBytes

@@ -32,6 +32,12 @@ export interface GatewayPipelineDeps {
     | { readonly redis: Redis; readonly pubsub: PubSubHub; readonly prefix: string }
     | undefined;
   readonly now?: () => number;
+  /** The `coalesce` settings (docs/config.md); omitted → their defaults. */
+  readonly coalesce?: {
+    readonly lockTtlMs: number;
+    readonly releaseRetryMs: number;
+    readonly maxPublishBytes: number;
+  };
 }
 
 export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
@@ -39,7 +45,17 @@ export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
     cacheLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
     coalesceLayer({
       logger: deps.logger,
-      ...(deps.shared ? { shared: deps.shared } : {}),
+      ...(deps.coalesce
+        ? { lockTtlMs: deps.coalesce.lockTtlMs, releaseRetryMs: deps.coalesce.releaseRetryMs }
+        : {}),
+      ...(deps.shared
+        ? {
+            shared: {
+              ...deps.shared,
+              ...(deps.coalesce ? { maxPublishBytes: deps.coalesce.maxPublishBytes } : {}),
+            },
+          }
+        : {}),
     }),
     cacheFillLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
   ];

@@ -15,6 +15,7 @@ import { connect } from "node:net";
 import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AoError, CommonErrors } from "../../common/index.js";
+import { REDIS_DEFAULTS } from "./redis-settings.js";
 
 export interface EmbeddedRedisOptions {
   /** Directory that holds the socket, pid file, AOF and log. Created 0700 if missing. */
@@ -170,7 +171,7 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
     exited = -1;
   });
 
-  const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.startTimeoutMs ?? REDIS_DEFAULTS.startTimeoutMs);
   while (Date.now() < deadline) {
     if (exited !== undefined) break;
     if (existsSync(socketPath) && (await pingRedis({ path: socketPath }, 200))) {

@@ -19,6 +19,7 @@ import {
   type TokenIdentity,
 } from "./core/identity-fingerprint.js";
 import { RedisErrors } from "./errors.js";
+import { REDIS_DEFAULTS } from "./redis-settings.js";
 import { describeRedisUrl } from "./redis-url.js";
 
 export interface IdentityNamespace {
@@ -57,7 +58,7 @@ async function whoAmI(
     token: () => options.token,
     timeoutMs: Math.min(options.timeoutMs, 10_000),
   });
-  const attempts = options.attempts ?? 3;
+  const attempts = options.attempts ?? REDIS_DEFAULTS.identityAttempts;
   let lastProblem = "";
   try {
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -100,7 +101,9 @@ async function whoAmI(
         lastProblem = error instanceof Error ? error.message : String(error);
       }
       if (attempt < attempts)
-        await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 1000) * attempt));
+        await new Promise((r) =>
+          setTimeout(r, (options.retryDelayMs ?? REDIS_DEFAULTS.identityRetryDelayMs) * attempt),
+        );
     }
   } finally {
     await client.close();

@@ -15,6 +15,8 @@ export interface ResolveRedisOptions {
   readonly probeLocal?: boolean;
   /** @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How long a private server may take to answer. @defaultValue redis.startTimeoutMs (docs/config.md) */
+  readonly startTimeoutMs?: number | undefined;
 }
 
 export interface ResolvedRedis {
@@ -34,6 +36,7 @@ export async function resolveRedis(options: ResolveRedisOptions): Promise<Resolv
     dir: join(options.stateDir, "redis"),
     detached: true,
     persist: true,
+    ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
   });
   return { url: embedded.url, source: "embedded", embedded };
 }

@@ -47,6 +47,7 @@ export async function startBrokerRedis(
     url: config.redis.url,
     stateDir: resolved.stateDir,
     probeLocal: options.probeLocal,
+    startTimeoutMs: config.redis.startTimeoutMs,
   });
   if (location.embedded) shutdown.add("embedded redis", () => location.embedded?.stop());
   const redis = createRedisClient(location.url, {
@@ -70,6 +71,8 @@ export async function startBrokerRedis(
     identityUpstream: options.upstream.simulated ? "ao-broker:simulator" : undefined,
     token: options.upstream.token,
     timeoutMs: config.upstream.timeoutMs,
+    attempts: config.redis.identityAttempts,
+    retryDelayMs: config.redis.identityRetryDelayMs,
     logger,
   });
   const health = new RedisHealth(redis, logger.child({ component: "redis" }));

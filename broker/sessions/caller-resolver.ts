@@ -14,6 +14,7 @@ import type { Caller } from "../pipeline/types.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { summarizeArgv } from "./core/identifiers.js";
 import { hashToken, type SessionRecord, type SessionStore, type TokenRecord } from "./session-store.js";
+import { SESSIONS_DEFAULTS } from "./sessions-settings.js";
 
 export interface CallerResolverOptions {
   readonly store: SessionStore;
@@ -184,19 +185,22 @@ export class CallerResolver {
     } catch (error) {
       // Redis is unreachable: a token resolved recently keeps working (stale-if-error, up to the
       // grace period); one never seen waits a little for Redis, then the caller is told (503).
-      if (cached && now - cached.until < (this.#options.staleGraceMs ?? 15 * 60_000)) {
+      if (
+        cached &&
+        now - cached.until < (this.#options.staleGraceMs ?? SESSIONS_DEFAULTS.callerStaleGraceMs)
+      ) {
         return cached.value && cached.value.expiresAt > now ? cached.value : undefined;
       }
       found = await this.#lookupWhenBack(token, error);
     }
-    if (this.#cache.size >= (this.#options.maxCached ?? 10_000)) {
+    if (this.#cache.size >= (this.#options.maxCached ?? SESSIONS_DEFAULTS.callerMaxCached)) {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);
     }
     const value = found?.resolved;
     this.#cache.set(hash, {
       value,
-      until: now + (this.#options.cacheTtlMs ?? 2000),
+      until: now + (this.#options.cacheTtlMs ?? SESSIONS_DEFAULTS.callerCacheTtlMs),
       source: found ? { token: found.token, session: found.session } : undefined,
     });
     return value;
@@ -207,7 +211,7 @@ export class CallerResolver {
     token: string,
     firstError: unknown,
   ): Promise<Awaited<ReturnType<CallerResolver["lookupRecords"]>>> {
-    const giveUpAt = Date.now() + (this.#options.unverifiedWaitMs ?? 10_000);
+    const giveUpAt = Date.now() + (this.#options.unverifiedWaitMs ?? SESSIONS_DEFAULTS.unverifiedWaitMs);
     let error = firstError;
     while (Date.now() < giveUpAt) {
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -10,6 +10,7 @@
  * another broker stays here until then; see docs/reliability.md for what that means after a loss.
  */
 import type { SessionRecord, TokenRecord } from "./session-records.js";
+import { SESSIONS_DEFAULTS } from "./sessions-settings.js";
 
 export interface KnownSessionsOptions {
   /** @defaultValue Date.now */
@@ -37,9 +38,9 @@ export class KnownSessions {
 
   constructor(options: KnownSessionsOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#maxSessions = options.maxSessions ?? 10_000;
-    this.#maxTokens = options.maxTokensPerSession ?? 8;
-    this.#retainMs = options.retainMs ?? 24 * 3600 * 1000;
+    this.#maxSessions = options.maxSessions ?? SESSIONS_DEFAULTS.knownSessionsMax;
+    this.#maxTokens = options.maxTokensPerSession ?? SESSIONS_DEFAULTS.knownTokensPerSession;
+    this.#retainMs = options.retainMs ?? SESSIONS_DEFAULTS.knownRetainMs;
   }
 
   remember(session: SessionRecord): void {

@@ -18,6 +18,7 @@
 import type { Redis } from "ioredis";
 import type { SessionStats as WireSessionStats } from "../../client/index.js";
 import { type CallRecord, decodeCallRecord, encodeCallRecord, scrubText } from "../../otel/index.js";
+import { SESSIONS_DEFAULTS } from "./sessions-settings.js";
 
 export interface RequestOutcome {
   readonly record: CallRecord;
@@ -55,7 +56,7 @@ export class SessionStats {
   constructor(options: { redis: Redis; prefix: string /** @defaultValue 200000 */; callsRetained?: number }) {
     this.#redis = options.redis;
     this.#p = options.prefix;
-    this.#callsRetained = options.callsRetained ?? 200_000;
+    this.#callsRetained = options.callsRetained ?? SESSIONS_DEFAULTS.callsRetained;
   }
 
   record(outcome: RequestOutcome): void {

@@ -34,7 +34,7 @@ import {
   TOKEN_PREFIX,
   type TokenKind,
 } from "./core/identifiers.js";
-import { KnownSessions } from "./known-sessions.js";
+import { KnownSessions, type KnownSessionsOptions } from "./known-sessions.js";
 import type { SessionRecord, TokenRecord } from "./session-records.js";
 
 export type { SessionRecord, TokenRecord } from "./session-records.js";
@@ -83,6 +83,8 @@ export interface SessionStoreOptions {
   readonly invocationTokenTtlSeconds: number;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /** Bounds of the in-memory copy kept for Redis outages (sessions settings). */
+  readonly known?: Omit<KnownSessionsOptions, "now">;
 }
 
 export function hashToken(token: string): string {
@@ -112,7 +114,7 @@ export class SessionStore {
     this.#p = options.prefix;
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#known = new KnownSessions({ now: this.#now });
+    this.#known = new KnownSessions({ ...options.known, now: this.#now });
   }
 
   get revocationChannel(): string {

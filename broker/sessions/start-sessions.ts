@@ -27,8 +27,17 @@ export function createSessionRecords(
     prefix: r.prefix,
     sessionTokenTtlSeconds: config.sessions.sessionTokenTtlSeconds,
     invocationTokenTtlSeconds: config.sessions.invocationTokenTtlSeconds,
+    known: {
+      maxSessions: config.sessions.knownSessionsMax,
+      maxTokensPerSession: config.sessions.knownTokensPerSession,
+      retainMs: config.sessions.knownRetainMs,
+    },
   });
-  const stats = new SessionStats({ redis: r.redis, prefix: r.prefix });
+  const stats = new SessionStats({
+    redis: r.redis,
+    prefix: r.prefix,
+    callsRetained: config.sessions.callsRetained,
+  });
   shutdown.add("session stats", () => stats.close(), r.stepTimeout());
   return { store, stats };
 }
@@ -43,6 +52,10 @@ export async function startSessions(
   const resolver = new CallerResolver({
     store,
     pubsub: r.pubsub,
+    cacheTtlMs: context.config.sessions.callerCacheTtlMs,
+    maxCached: context.config.sessions.callerMaxCached,
+    staleGraceMs: context.config.sessions.callerStaleGraceMs,
+    unverifiedWaitMs: context.config.sessions.unverifiedWaitMs,
     onInvocation: (invocation) => {
       stats.recordInvocation(invocation.caller.sessionId);
       onInvocation(invocation);

@@ -10,7 +10,7 @@ const MAX_BLOB_BYTES = 512 * 1024 * 1024;
 
 export async function fetchBlob(
   url: string,
-  timeoutMs = 60_000,
+  timeoutMs: number,
 ): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   // undici's request() never follows redirects: a 302 is relayed to gh as it is.
   const res = await request(url, { method: "GET", headersTimeout: timeoutMs, bodyTimeout: timeoutMs });

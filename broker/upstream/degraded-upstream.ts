@@ -8,6 +8,7 @@
 import { AoError } from "../../common/index.js";
 import type { UpstreamAnswer, UpstreamRequest } from "../pipeline/ports.js";
 import { type UpstreamClient, UpstreamErrors } from "./index.js";
+import { QUEUE_DEFAULTS } from "./upstream-settings.js";
 
 export interface DegradedUpstreamOptions {
   readonly client: UpstreamClient;
@@ -29,8 +30,8 @@ export class DegradedUpstream {
 
   constructor(options: DegradedUpstreamOptions) {
     this.#client = options.client;
-    this.#concurrency = options.concurrency ?? 10;
-    this.#spacing = options.mutationSpacingMs ?? 1000;
+    this.#concurrency = options.concurrency ?? QUEUE_DEFAULTS.degradedConcurrency;
+    this.#spacing = options.mutationSpacingMs ?? QUEUE_DEFAULTS.pacing.mutationSpacingMs;
   }
 
   /** Requests sent on this path since start. */

@@ -37,6 +37,8 @@ export async function startUpstream(
     baseUrl: target.url,
     token: () => target.token,
     timeoutMs: config.upstream.timeoutMs,
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    connections: config.upstream.connections,
     logger: logger.child({ component: "upstream" }),
   });
   shutdown.add("upstream client", () => client.close());
@@ -59,7 +61,11 @@ export async function startUpstream(
     r.stepTimeout(queue.policy.drainTimeoutMs + config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS),
   );
   await learnBuckets(client, budget.gate, logger, budget.local);
-  const degraded = new DegradedUpstream({ client });
+  const degraded = new DegradedUpstream({
+    client,
+    concurrency: config.queue.degradedConcurrency,
+    mutationSpacingMs: config.queue.pacing.mutationSpacingMs,
+  });
   const port = createUpstreamPort({ queue, degraded, health: r.health, observability: parts.observability });
   return { client, queue, port };
 }

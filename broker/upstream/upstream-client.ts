@@ -24,6 +24,7 @@ import { request as octokitRequest } from "@octokit/request";
 import { Agent, fetch as undiciFetch } from "undici";
 import { AoError, type Logger, scrubSecrets, silentLogger } from "../../common/index.js";
 import { UpstreamErrors } from "./errors.js";
+import { UPSTREAM_DEFAULTS } from "./upstream-settings.js";
 
 export interface UpstreamClientOptions {
   /** @defaultValue "https://api.github.com" */
@@ -131,12 +132,12 @@ export class UpstreamClient {
     this.baseUrl = (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, "");
     const token = options.token;
     this.#token = typeof token === "function" ? token : () => token;
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs;
     this.#userAgent = options.userAgent ?? "ao-broker";
     this.#logger = (options.logger ?? silentLogger()).child({ component: "upstream-client" });
-    const connectTimeout = options.connectTimeoutMs ?? 10_000;
+    const connectTimeout = options.connectTimeoutMs ?? UPSTREAM_DEFAULTS.connectTimeoutMs;
     this.#agent = new Agent({
-      connections: options.connections ?? 64,
+      connections: options.connections ?? UPSTREAM_DEFAULTS.connections,
       keepAliveTimeout: 30_000,
       connect: { timeout: connectTimeout },
       // The per-request AbortSignal bounds the whole exchange; undici's own timers would cut

@@ -48,6 +48,7 @@ import {
   type ProcessorStats,
   RetryableUpstreamError,
 } from "./upstream-processor.js";
+import { UPSTREAM_DEFAULTS } from "./upstream-settings.js";
 
 export interface UpstreamQueueOptions {
   /** Redis location (redis://, rediss://, unix://). */
@@ -157,7 +158,7 @@ export class UpstreamQueue {
       component: "upstream-queue",
       instance: this.instanceId,
     });
-    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#timeoutMs = options.requestTimeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs;
     if ((options.workers ?? true) && !options.client) {
       throw new AoError(UpstreamErrors.AO_ERR_UPSTREAM_BAD_REQUEST, "upstream queue: workers need a client");
     }

@@ -3,6 +3,7 @@
  * URL: the first broker to see a delivery processes it, the others acknowledge it.
  */
 import type { Redis } from "ioredis";
+import { DEFAULT_LIFECYCLE_CONFIG } from "../config.js";
 import type { DeliveryDedupe } from "../delivery-dedupe.js";
 
 export interface RedisDeliveryDedupeOptions {
@@ -15,7 +16,7 @@ export interface RedisDeliveryDedupeOptions {
 
 export function createRedisDeliveryDedupe(options: RedisDeliveryDedupeOptions): DeliveryDedupe {
   const prefix = `${options.keyPrefix ?? "aob"}:{lifecycle}:delivery:`;
-  const ttl = options.ttlMs ?? 86_400_000;
+  const ttl = options.ttlMs ?? DEFAULT_LIFECYCLE_CONFIG.webhookDedupeTtlMs;
   return {
     async firstSeen(id) {
       return (await options.client.set(prefix + id, "1", "PX", ttl, "NX")) === "OK";

@@ -10,6 +10,8 @@
  * anything up to 37), 50 PRs → 2. Page sizes inside do not change the cost, only the node count.
  * Values are inlined as GraphQL string literals (repo names are validated before they get here).
  */
+
+import { DEFAULT_LIFECYCLE_CONFIG } from "../config.js";
 import { parsePrNode } from "./parse-pr-node.js";
 import type { PrFacts } from "./pr-facts.js";
 import { asObject, dig } from "./read-json.js";
@@ -58,9 +60,9 @@ export interface BuiltEnrichmentQuery {
 }
 
 export function prFragment(options: EnrichmentQueryOptions = {}): string {
-  const contexts = options.checkContexts ?? 50;
-  const threads = options.reviewThreads ?? 50;
-  const reviews = options.reviews ?? 5;
+  const contexts = options.checkContexts ?? DEFAULT_LIFECYCLE_CONFIG.checkContexts;
+  const threads = options.reviewThreads ?? DEFAULT_LIFECYCLE_CONFIG.reviewThreads;
+  const reviews = options.reviews ?? DEFAULT_LIFECYCLE_CONFIG.reviews;
   return `fragment LifecyclePr on PullRequest {
   number url title state isDraft additions deletions mergeable mergeStateStatus reviewDecision
   headRefName headRefOid baseRefName updatedAt

@@ -1,0 +1,63 @@
+/**
+ * Batching's settings: the settings schema of this folder, composed into the broker's by
+ * broker/config/config-schema.ts (docs/config.md is generated from it). Code here takes its defaults
+ * from `BATCHING_DEFAULTS`, never from an inline number (scripts/check-inline-defaults.mjs).
+ */
+import { z } from "zod";
+import { ms } from "../config/schema-parts.js";
+import { DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
+
+export const batchingSettings = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe("Merge compatible GraphQL queries from different sessions into one aliased query."),
+    latencyBudgetMs: z
+      .strictObject({
+        interactive: ms
+          .default(DEFAULT_BATCH_BUDGETS_MS.interactive)
+          .describe("How long a first-time interactive query may wait for partners."),
+        repeat: ms
+          .default(DEFAULT_BATCH_BUDGETS_MS.repeat)
+          .describe("A query the same session sent within the last minute (a polling loop)."),
+        watch: ms
+          .default(DEFAULT_BATCH_BUDGETS_MS.watch)
+          .describe("Watch loops: gh pr checks --watch, gh run watch."),
+        lifecycle: ms.default(DEFAULT_BATCH_BUDGETS_MS.lifecycle).describe("The lifecycle poller's queries."),
+        background: ms.default(DEFAULT_BATCH_BUDGETS_MS.background).describe("Background work."),
+      })
+      .prefault({}),
+    maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),
+    maxCost: z
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .default(20)
+      .describe("Largest computed point cost of a merged query."),
+    repeatWindowMs: z
+      .number()
+      .int()
+      .min(1000)
+      .default(60_000)
+      .describe(
+        "A query the same session sent again within this long is a repeat (the repeat latency budget).",
+      ),
+    repeatMaxEntries: z
+      .number()
+      .int()
+      .min(1)
+      .default(10_000)
+      .describe("Queries remembered to recognise repeats."),
+    analysisCacheEntries: z
+      .number()
+      .int()
+      .min(1)
+      .default(500)
+      .describe("Query texts whose batching analysis is kept per scheduler."),
+  })
+  .prefault({});
+
+/** Every `batchingSettings` default, as the schema resolves an absent section. */
+export const BATCHING_DEFAULTS = Object.freeze(batchingSettings.parse(undefined));

@@ -1,0 +1,73 @@
+/**
+ * The response cache's settings: the settings schema of this folder, composed into the broker's by
+ * broker/config/config-schema.ts (docs/config.md is generated from it). Code here takes its defaults
+ * from `CACHE_DEFAULTS`, never from an inline number (scripts/check-inline-defaults.mjs).
+ */
+import { z } from "zod";
+import { ms } from "../config/schema-parts.js";
+
+export const cacheSettings = z
+  .strictObject({
+    restFreshMs: ms
+      .default(10_000)
+      .describe(
+        "REST reads served without any upstream call for this long; then revalidated with If-None-Match (a 304 is free).",
+      ),
+    graphqlFreshMs: z
+      .strictObject({
+        checks: ms
+          .default(10_000)
+          .describe("Queries touching CI state (statusCheckRollup, checkRuns, checkSuites)."),
+        pullRequest: ms.default(15_000).describe("Queries about pull requests."),
+        issue: ms.default(30_000).describe("Queries about issues and their comments."),
+        other: ms.default(15_000).describe("Anything else."),
+      })
+      .prefault({}),
+    guardedFreshMs: ms
+      .default(20_000)
+      .describe(
+        "GraphQL answers about PRs the lifecycle watches stay served this long after its guards last saw nothing change (each change it sees invalidates them first); 0 turns it off.",
+      ),
+    maxBytes: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .default(256 * 1024 * 1024)
+      .describe("Memory bound of the cache in Redis; least recently used entries are evicted beyond it."),
+    maxEntryBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(8 * 1024 * 1024)
+      .describe("Answers larger than this are not cached."),
+    localBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024)
+      .describe(
+        "Fresh answers also kept in this broker's memory (no Redis round trip on a hit); 0 disables. Invalidations reach it through Redis pub/sub.",
+      ),
+    retainSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .default(3600)
+      .describe("How long entries stay (for revalidation and stale serving) after they stop being fresh."),
+    analyzerMaxDocuments: z
+      .number()
+      .int()
+      .min(1)
+      .default(1000)
+      .describe("Parsed GraphQL documents kept for reuse (least recently used go first)."),
+    analyzerMaxAnalyses: z
+      .number()
+      .int()
+      .min(1)
+      .default(5000)
+      .describe("GraphQL analyses (cache keys, tags, cost per document and variables) kept for reuse."),
+  })
+  .prefault({});
+
+/** Every `cacheSettings` default, as the schema resolves an absent section. */
+export const CACHE_DEFAULTS = Object.freeze(cacheSettings.parse(undefined));
