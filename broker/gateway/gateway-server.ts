@@ -18,6 +18,7 @@ import { AoError, type Logger } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
 import { GATEWAY_DRAIN_MS } from "../broker-context.js";
 import { BrokerErrors } from "../errors.js";
+import { buildApiRequest } from "../pipeline/api-request.js";
 import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
 import { withoutHopByHop } from "../pipeline/http-headers.js";
 import type {
@@ -330,45 +331,32 @@ export class GatewayServer {
       }
       graphql = parsed.payload;
     }
-    const forwardHeaders = withoutHopByHop(headers);
-    delete forwardHeaders["x-ao-broker-priority"];
-    delete forwardHeaders["x-ao-broker-allow-stale"];
-    delete forwardHeaders["x-forwarded-host"];
-    delete forwardHeaders["x-forwarded-proto"];
-    delete forwardHeaders["x-forwarded-for"];
-    if (o.forwardClientHost) {
-      const client = new URL(target.clientBase);
-      forwardHeaders["x-forwarded-host"] = client.host;
-      forwardHeaders["x-forwarded-proto"] = client.protocol.replace(":", "");
-    }
-    const classification = o.classify({ method, path: target.path, headers: forwardHeaders, graphql });
     const caller = identity.caller;
-    const isWrite = classification.kind === "rest-write" || classification.kind === "graphql-mutation";
-    if (isWrite && caller.readOnly) {
-      this.#send(res, githubError(403, "This ao-broker session is read-only: writes are refused"));
+    let request: GhRequest;
+    try {
+      const client = o.forwardClientHost ? new URL(target.clientBase) : undefined;
+      request = buildApiRequest(
+        {
+          method,
+          path: target.path,
+          headers,
+          body,
+          graphql,
+          caller,
+          deadlineMs: o.defaultDeadlineMs,
+          forwardedClient: client
+            ? { host: client.host, proto: client.protocol.replace(":", "") }
+            : undefined,
+        },
+        o.classify,
+      );
+    } catch (error) {
+      if (!(error instanceof AoError)) throw error; // the refusal of a write on a read-only session
+      this.#send(res, errorReply(error, { graphql: isGraphQL }));
       return;
     }
-    const requested = headers["x-ao-broker-priority"];
-    const priority: PriorityClass = isWrite
-      ? "write"
-      : requested === "background"
-        ? "background"
-        : "interactive";
-    const now = Date.now();
-    const request: GhRequest = {
-      id: randomUUID(),
-      method,
-      path: target.path,
-      headers: forwardHeaders,
-      body: body.length > 0 ? body : undefined,
-      graphql,
-      caller,
-      classification,
-      priority,
-      deadlineAt: now + o.defaultDeadlineMs,
-      allowStale: headers["x-ao-broker-allow-stale"] === "1" || headers["x-ao-broker-allow-stale"] === "true",
-      receivedAt: now,
-    };
+    const classification = request.classification;
+    const now = request.receivedAt;
 
     let response: GhResponse | undefined;
     let reply: { status: number; headers: Record<string, string>; body: Buffer };

@@ -142,15 +142,9 @@ function bodyText(body: Buffer): { body: string; bodyEncoding: "utf8" | "base64"
 
 export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
   const run = async (caller: Caller, request: ReturnType<typeof buildApiRequest>) => {
+    // A write on a read-only session was refused by buildApiRequest, as on the gateway.
     const isWrite =
       request.classification.kind === "rest-write" || request.classification.kind === "graphql-mutation";
-    if (isWrite && caller.readOnly) {
-      throw new AoError(
-        BrokerErrors.AO_ERR_READ_ONLY,
-        "This ao-broker session is read-only: writes are refused",
-        { httpStatus: 403 },
-      );
-    }
     if (isWrite && deps.degraded?.()) {
       throw new AoError(
         BrokerErrors.AO_ERR_WRITE_NOT_SENT,
