@@ -21,6 +21,7 @@ export {
   type QueryCost,
   selectOperation,
 } from "./core/graphql-cost.js";
+export { type RateLimitFields, readRateLimitFields } from "./core/graphql-rate-limit-object.js";
 export { validateGitHubDocument } from "./core/graphql-validation.js";
 export {
   isFreeRestPath,

@@ -24,6 +24,8 @@ export interface BatchMemberInput {
   /** The JSON `variables` member as sent (null and absent both mean none). */
   readonly variables?: unknown;
   readonly operationName?: string | null | undefined;
+  /** The document parsed from `query` at classification, so it is not parsed again here. */
+  readonly document?: DocumentNode | undefined;
 }
 
 export interface MemberCaps {
@@ -116,10 +118,15 @@ export class DocumentAnalysisCache {
   }
 }
 
-function analyzeUncached(query: string, operationName: string | undefined, schema: GraphQLSchema): Analysis {
+function analyzeUncached(
+  query: string,
+  operationName: string | undefined,
+  schema: GraphQLSchema,
+  parsed: DocumentNode | undefined,
+): Analysis {
   let document: DocumentNode;
   try {
-    document = parse(query);
+    document = parsed && parsed.loc?.source.body === query ? parsed : parse(query);
   } catch (error) {
     return {
       ok: false,
@@ -140,11 +147,12 @@ function analyzeDocument(
   query: string,
   operationName: string | undefined,
   options: PrepareMemberOptions,
+  document: DocumentNode | undefined,
 ): Analysis {
   const key = `${operationName ?? ""}\u0000${query}`;
   const cached = options.cache?.get(key);
   if (cached) return cached;
-  const analysis = analyzeUncached(query, operationName, options.schema);
+  const analysis = analyzeUncached(query, operationName, options.schema, document);
   options.cache?.set(key, analysis);
   return analysis;
 }
@@ -176,7 +184,7 @@ export function prepareMember(input: BatchMemberInput, options: PrepareMemberOpt
 
   const variables = input.variables ?? {};
   if (!isJsonObject(variables)) return alone("invalid-variables", "variables must be a JSON object");
-  const analysis = analyzeDocument(input.query, operationName, options);
+  const analysis = analyzeDocument(input.query, operationName, options, input.document);
   if (!analysis.ok) return alone(analysis.reason, analysis.message);
   const { document, plan } = analysis;
   const cost = computeQueryCost({ schema: options.schema, document, operationName, variables });

@@ -63,7 +63,10 @@ export async function sendAlone(context: AloneContext, job: AloneJob): Promise<B
   const { member, options } = job;
   const aloneReason = job.reason ?? (member.eligible ? undefined : member.reason);
   const injection = context.injectRateLimit
-    ? injectRateLimit(member.source, { operationName: member.operationName })
+    ? injectRateLimit(member.source, {
+        operationName: member.operationName,
+        document: member.eligible ? member.document : undefined,
+      })
     : undefined;
   const base = {
     variables: member.variables,

@@ -159,6 +159,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             query: request.graphql.query,
             variables: request.graphql.variables,
             operationName: request.graphql.operationName,
+            document: c.graphql?.document,
           },
           {
             mergeKey: mergeKey(request.headers),

@@ -9,13 +9,19 @@
  * GitHub's x-ratelimit-* report rides on the response to the budget layer, which settles the cost
  * and the report together.
  */
+import type { DocumentNode } from "graphql";
 import { parseRateLimitHeaders } from "../../github/index.js";
 import type { UpstreamAnswer, UpstreamPort } from "./ports.js";
 import type { GhRequest, GhResponse, Handler } from "./types.js";
 
 /** Injects and strips the broker's rateLimit probe (implemented by broker/batch). */
 export interface RateLimitProbe<Token = unknown> {
-  inject(query: string, operationName: string | undefined): ({ readonly query: string } & Token) | undefined;
+  inject(
+    query: string,
+    operationName: string | undefined,
+    /** The request's document, parsed once at classification. */
+    document?: DocumentNode | undefined,
+  ): ({ readonly query: string } & Token) | undefined;
   strip(
     token: { readonly query: string } & Token,
     body: Buffer,
@@ -58,7 +64,7 @@ export function upstreamHandler(options: UpstreamHandlerOptions): Handler {
     const c = request.classification;
     const probe =
       c.kind === "graphql-query" && request.graphql && options.probe
-        ? options.probe.inject(request.graphql.query, request.graphql.operationName)
+        ? options.probe.inject(request.graphql.query, request.graphql.operationName, c.graphql?.document)
         : undefined;
     let answer = await send(request, probe ? graphqlBody(probe.query, request) : request.body);
     let body = answer.body;

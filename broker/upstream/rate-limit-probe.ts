@@ -8,7 +8,7 @@ import type { RateLimitProbe } from "../pipeline/upstream-handler.js";
 
 export function rateLimitProbe(): RateLimitProbe<RateLimitInjection> {
   return {
-    inject: (query, operationName) => injectRateLimit(query, { operationName }),
+    inject: (query, operationName, document) => injectRateLimit(query, { operationName, document }),
     strip: (injection, body) => {
       let parsed: unknown;
       try {

@@ -11,10 +11,11 @@
  * Values are inlined as GraphQL string literals (repo names are validated before they get here).
  */
 
+import { readRateLimitFields } from "../../github/index.js";
 import { DEFAULT_LIFECYCLE_CONFIG } from "../config.js";
 import { parsePrNode } from "./parse-pr-node.js";
 import type { PrFacts } from "./pr-facts.js";
-import { asObject, dig } from "./read-json.js";
+import { dig } from "./read-json.js";
 import { parseRepo } from "./repo-ref.js";
 
 /** Connections each PR of the enrichment query asks for (see the cost note above). */
@@ -112,13 +113,13 @@ export function buildEnrichmentQuery(
 }
 
 export function parseRateLimit(data: unknown): RateLimitInfo | undefined {
-  const rate = asObject(dig(data, "rateLimit"));
-  if (!rate || typeof rate.remaining !== "number") return undefined;
-  const reset = typeof rate.resetAt === "string" ? Date.parse(rate.resetAt) : Number.NaN;
+  const rate = readRateLimitFields(dig(data, "rateLimit"));
+  if (rate?.remaining === undefined) return undefined;
+  const reset = rate.resetAt !== undefined ? Date.parse(rate.resetAt) : Number.NaN;
   return {
-    cost: typeof rate.cost === "number" ? rate.cost : 0,
+    cost: rate.cost ?? 0,
     remaining: rate.remaining,
-    limit: typeof rate.limit === "number" ? rate.limit : null,
+    limit: rate.limit ?? null,
     resetAt: Number.isNaN(reset) ? null : reset,
   };
 }

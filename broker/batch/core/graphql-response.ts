@@ -4,6 +4,7 @@
  * root, then list indexes), `locations` (`{line, column}` in the query text) and, at GitHub,
  * non-spec members such as `type: "NOT_FOUND"` that must pass through untouched.
  */
+import { readRateLimitFields } from "../../../github/index.js";
 import type { LocationMap, SourceLocation } from "./location-map.js";
 
 export type JsonObject = Record<string, unknown>;
@@ -23,16 +24,16 @@ export interface RateLimitData {
 }
 
 export function readRateLimit(value: unknown): RateLimitData | undefined {
-  if (!isJsonObject(value)) return undefined;
-  const { cost, remaining, resetAt, limit, used, nodeCount } = value;
-  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0) return undefined;
+  const fields = readRateLimitFields(value);
+  const cost = fields?.cost;
+  if (!fields || cost === undefined || !Number.isFinite(cost) || cost < 0) return undefined;
   return {
     cost,
-    remaining: typeof remaining === "number" ? remaining : Number.NaN,
-    resetAt: typeof resetAt === "string" ? resetAt : "",
-    limit: typeof limit === "number" ? limit : Number.NaN,
-    used: typeof used === "number" ? used : Number.NaN,
-    nodeCount: typeof nodeCount === "number" ? nodeCount : Number.NaN,
+    remaining: fields.remaining ?? Number.NaN,
+    resetAt: fields.resetAt ?? "",
+    limit: fields.limit ?? Number.NaN,
+    used: fields.used ?? Number.NaN,
+    nodeCount: fields.nodeCount ?? Number.NaN,
   };
 }
 

@@ -10,7 +10,7 @@
  * not parse, the operation to run is not a query or cannot be chosen, or the reserved alias already
  * occurs in the text.
  */
-import { Kind, type OperationDefinitionNode, parse } from "graphql";
+import { type DocumentNode, Kind, type OperationDefinitionNode, parse } from "graphql";
 import {
   isJsonObject,
   type JsonObject,
@@ -37,12 +37,19 @@ export interface InjectRateLimitOptions {
   readonly operationName?: string | null | undefined;
   /** @defaultValue RATE_LIMIT_ALIAS */
   readonly alias?: string;
+  /** The request's document, parsed once at classification; used when it was parsed from `query`. */
+  readonly document?: DocumentNode | undefined;
 }
 
-function chosenQuery(query: string, operationName: string | undefined): OperationDefinitionNode | undefined {
+function chosenQuery(
+  query: string,
+  operationName: string | undefined,
+  document: DocumentNode | undefined,
+): OperationDefinitionNode | undefined {
   let operations: OperationDefinitionNode[];
   try {
-    operations = parse(query).definitions.filter(
+    const parsed = document && document.loc?.source.body === query ? document : parse(query);
+    operations = parsed.definitions.filter(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     );
   } catch {
@@ -62,7 +69,7 @@ export function injectRateLimit(
 ): RateLimitInjection | undefined {
   const alias = options.alias ?? RATE_LIMIT_ALIAS;
   if (query.includes(alias)) return undefined;
-  const operation = chosenQuery(query, options.operationName ?? undefined);
+  const operation = chosenQuery(query, options.operationName ?? undefined, options.document);
   if (!operation?.selectionSet.loc) return undefined;
   const insertedAt = operation.selectionSet.loc.end - 1;
   // The leading space keeps the alias from gluing onto a preceding name token.
