@@ -11,7 +11,6 @@
  * close() stops accepting, lets in-flight requests finish (the drain), then ends idle sockets.
  */
 
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AoError, type Logger } from "../../common/index.js";
@@ -21,14 +20,7 @@ import { BrokerErrors } from "../errors.js";
 import { buildApiRequest } from "../pipeline/api-request.js";
 import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
 import { withoutHopByHop } from "../pipeline/http-headers.js";
-import type {
-  Caller,
-  GhRequest,
-  GhResponse,
-  GraphQLPayload,
-  Handler,
-  PriorityClass,
-} from "../pipeline/types.js";
+import type { Caller, GhRequest, GhResponse, GraphQLPayload, Handler } from "../pipeline/types.js";
 import {
   brokerRequestId,
   coherentView,
