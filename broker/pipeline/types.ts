@@ -68,7 +68,27 @@ export interface CacheContext {
   readonly revalidating: boolean;
 }
 
-export interface GhRequest {
+/**
+ * What layers hand the layers below them, set on the way down (a layer passes `{ ...request, … }`
+ * to `next`) and never by an edge. The only fields of a GhRequest that change after it is built;
+ * everything else is decided once by buildApiRequest (api-request.ts).
+ *
+ * | field | set by | read by |
+ * |---|---|---|
+ * | `staleAvailable` | cache layer | budget layer (admit without waiting; the cache layer serves STALE on BudgetWouldWait) |
+ * | `cacheContext` | cache layer | cache fill layer (below coalescing) |
+ * | `sharing` | coalescing (followers), batching (members) | budget layer (splits the settled cost) |
+ */
+export interface RequestContext {
+  /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
+  readonly staleAvailable?: boolean | undefined;
+  /** Set by the cache layer for the fill layer below coalescing: what to store, or to refresh on a 304. */
+  readonly cacheContext?: CacheContext | undefined;
+  /** Set by coalescing and batching: who shares this request's upstream cost. */
+  readonly sharing?: CostSharing | undefined;
+}
+
+export interface GhRequest extends RequestContext {
   /** Unique per request; used for coalescing followers, tracing and logs. */
   readonly id: string;
   /** Upper-case HTTP method. */
@@ -88,12 +108,6 @@ export interface GhRequest {
   readonly deadlineAt: number;
   /** The caller accepts a stale cached answer when the budget is spent. */
   readonly allowStale: boolean;
-  /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
-  readonly staleAvailable?: boolean | undefined;
-  /** Set by the cache layer for the fill layer below coalescing: what to store, or to refresh on a 304. */
-  readonly cacheContext?: CacheContext | undefined;
-  /** Set by coalescing and batching: who shares this request's upstream cost. */
-  readonly sharing?: CostSharing | undefined;
   readonly receivedAt: number;
 }
 
