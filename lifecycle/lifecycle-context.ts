@@ -164,11 +164,14 @@ export function apply(
 /**
  * A PR's checks moved without naming runs: where the repository's Actions guard answers, it sees
  * every run move itself (and drops those runs' answers), so this move drops no Actions answer;
- * elsewhere every Actions answer of the repository goes (`runs` absent).
+ * elsewhere, and for a webhook's move (ahead of the guard), every Actions answer of the repository
+ * goes (`runs` absent).
  */
 function scopeRuns(ctx: LifecycleContext, target: InvalidateTarget): InvalidateTarget {
   if (target.pr === undefined || target.runs !== undefined) return target;
   if (target.facets !== undefined && !target.facets.includes("checks")) return target;
+  // A webhook arrives before the Actions guard's next read: its move drops the Actions answers now.
+  if (target.reason.startsWith("webhook:")) return target;
   return actionsWatching(ctx.index.repos.get(normalizeRepo(target.repo))) ? { ...target, runs: [] } : target;
 }
 
