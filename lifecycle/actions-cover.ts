@@ -2,8 +2,8 @@
  * Which PRs the repository's Actions guard covers. The guard (guard-runner.ts, core/actions-runs.ts)
  * sees every move of the workflow runs on its page; a PR's check runs are then watched by it when
  * they all come from GitHub Actions (the last check-runs page read for the current head said so),
- * that page was read after the guard's first read (nothing could move between unseen), and the
- * guard's page watches the head's runs. Such a PR's check-runs guard is only a backstop, and its
+ * that page was read after the guard's first read (nothing could move between unseen), every check
+ * run the lifecycle's facts hold was on that page, and the guard's page watches the head's runs. Such a PR's check-runs guard is only a backstop, and its
  * checks are vouched for as of the Actions guard's last confirmation.
  */
 import { watchesHead } from "./core/actions-runs.js";
@@ -28,6 +28,8 @@ export function actionsCoverAt(
   if (facts?.state !== "OPEN" || track.checksSha !== facts.headSha) return null;
   if (track.checksActionsOnly !== true || track.checksConfirmedAt === null) return null;
   if (track.checksConfirmedAt <= repo.actionsSince) return null;
+  // A check run GraphQL showed since that the check-runs page did not list may be another app's.
+  if (facts.checks.some((c) => c.kind === "check-run" && !track.checksNames.has(c.name))) return null;
   if (!watchesHead(repo.actionsCover, facts.headSha)) return null;
   return repo.actionsConfirmedAt;
 }

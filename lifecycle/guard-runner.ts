@@ -108,6 +108,7 @@ async function get(
 
 function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
   const facts = ctx.index.factsFor(track.key);
+  const backstop = actionsCoverAt(ctx.index, track, facts) !== null;
   return {
     repo: track.repo,
     number: track.number,
@@ -119,11 +120,16 @@ function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
     checksEtag: facts && track.checksSha === facts.headSha ? track.checksEtag : undefined,
     statusEtag: facts && track.statusSha === facts.headSha ? track.statusEtag : undefined,
     commentsEtag: track.commentsEtag,
-    lastChecksAt: track.lastChecksAt,
+    // A covered PR's checks are read in full by GraphQL whenever the Actions guard sees its runs
+    // move: its REST backstop counts from the later of the two reads (its ETag is stale by then,
+    // so every backstop read during CI would be a charged 200).
+    lastChecksAt: backstop
+      ? Math.max(track.lastChecksAt ?? 0, track.lastRefreshAt ?? 0) || null
+      : track.lastChecksAt,
     lastStatusAt: track.lastStatusAt,
     lastCommentsAt: track.lastCommentsAt,
     readByAgentsAt: track.readByAgentsAt,
-    checksBackstop: actionsCoverAt(ctx.index, track, facts) !== null,
+    checksBackstop: backstop,
   };
 }
 
@@ -373,6 +379,7 @@ async function runOne(
     track.checksEtag = response.etag;
     track.checksSha = guard.sha;
     track.checksActionsOnly = actionsOnly(response.body);
+    track.checksNames = new Set(read?.checks.map((c) => c.name) ?? []);
   } else {
     track.statusEtag = response.etag;
     track.statusSha = guard.sha;

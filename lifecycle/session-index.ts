@@ -32,6 +32,8 @@ export interface PrTrack {
   lastCommentsAt: number | null;
   /** The last check-runs page read for `checksSha` lists only GitHub Actions runs (null: not read). */
   checksActionsOnly: boolean | null;
+  /** The check runs' names on that page (a check the facts hold beyond them may be another app's). */
+  checksNames: ReadonlySet<string>;
   /** The `at` of the last vouch sent for this head's commit checks (`sha:`). */
   shaVouchedAt: number | null;
   /** Local ms the check-runs / statuses guard last answered (200 or 304) for the current head. */
@@ -114,6 +116,7 @@ function newPrTrack(repo: string, number: number): PrTrack {
     lastStatusAt: null,
     lastCommentsAt: null,
     checksActionsOnly: null,
+    checksNames: new Set(),
     shaVouchedAt: null,
     checksConfirmedAt: null,
     statusConfirmedAt: null,

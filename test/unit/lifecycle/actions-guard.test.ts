@@ -121,6 +121,23 @@ describe("the Actions guard", () => {
     expect(gh.vouches.map((v) => v.pr)).toContain(2);
   });
 
+  it("reads the check-runs page again when GraphQL shows a check run it did not list (it may be another app's), then leaves it to the backstop", async () => {
+    const { clock, gh, service, readAll } = await setup(2);
+    gh.setCheck(REPO, 1, { name: "lint", status: "IN_PROGRESS" });
+    const paths: string[][] = [];
+    for (let i = 0; i < 3; i++) {
+      readAll();
+      clock.advance(10_000);
+      gh.resetCounts();
+      await service.runCycle();
+      paths.push(checkGuards(gh.counts.paths));
+    }
+    // Cycle 1: the Actions guard sees the run move, GraphQL reads "lint"; cycle 2: PR 1 is not
+    // covered until its check-runs page lists "lint"; cycle 3: covered again.
+    expect(paths.map((p) => p.length)).toEqual([0, 1, 0]);
+    expect(paths[1]?.[0]).toContain(`/commits/${gh.pr(REPO, 1).headSha}/`);
+  });
+
   it("keeps the check-runs guard as a backstop: due again after checksBackstopMs", async () => {
     const { clock, gh, service, readAll } = await setup(2);
     let seen = 0;
