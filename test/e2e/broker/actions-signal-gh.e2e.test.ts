@@ -127,26 +127,26 @@ describe("agents' gh through the broker, with the lifecycle's Actions guard watc
     expect((await gh(other, ["pr", "checks", "2"])).stdout).toBe(checks2.stdout);
     expect(upstream()).toEqual(before);
 
-    // CI moves on PR 1: a new workflow run starts. Every watcher sees it soon after a guard period.
+    // CI moves on PR 1: a new workflow run re-runs its lint job. Every watcher sees it soon after
+    // a guard period. (A job name the head's check-runs page already listed: a new name would make
+    // the lifecycle read that page again, as another app's check run might hide behind it.)
+    const baseline1 = (await gh(watcherA, ["pr", "checks", "1"])).stdout;
+    expect(baseline1).toContain("lint");
     const checkRunsBefore = ops()[CHECK_RUNS] ?? 0;
-    sim.inject({
-      type: "ci",
-      pr: 1,
-      ci: { runId: 4242, jobs: [{ name: "actions-signal", durationS: 600 }] },
-    });
+    sim.inject({ type: "ci", pr: 1, ci: { runId: 4242, jobs: [{ name: "lint", durationS: 600 }] } });
     const movedAt = Date.now();
     const seen = await Promise.all(
       [watcherA, watcherB].map((env) =>
         until(async () => {
           const r = await gh(env, ["pr", "checks", "1"]);
-          return r.stdout.includes("actions-signal") ? Date.now() : undefined;
+          return r.stdout.length === 0 || r.stdout === baseline1 ? undefined : Date.now();
         }, 20_000),
       ),
     );
     // Generous for a loaded machine: a guard period, a cycle, and gh's own start-up.
     expect(Math.max(...seen) - movedAt).toBeLessThan(10_000);
     const run = await gh(watcherA, ["run", "view", "4242"]);
-    expect(run.stdout).toContain("actions-signal");
+    expect(run.stdout).toContain("lint");
     // No check-runs guard saw it (they are a 10-minute backstop here): the Actions guard did.
     expect(ops()[CHECK_RUNS] ?? 0).toBe(checkRunsBefore);
 
