@@ -18,6 +18,19 @@ export interface LifecycleConfig {
   readonly idleIntervalMs: number;
   /** @defaultValue 600_000 */
   readonly idleAfterMs: number;
+  /**
+   * Per repository: the Actions guard (`GET actions/runs`), which watches every workflow run and
+   * job of the repository in one conditional read; 0 disables. It runs only when the broker's cache
+   * listens for its vouches (ports.vouchActions). @defaultValue 10_000
+   */
+  readonly actionsIntervalMs: number;
+  /** Runs on the Actions guard's page (the newest by creation; 1–100). @defaultValue 100 */
+  readonly actionsPageSize: number;
+  /**
+   * Per PR whose head's check runs all come from Actions and whose runs the Actions guard watches:
+   * the check-runs guard, as a slow backstop (commit statuses keep their own cadence). @defaultValue 120_000
+   */
+  readonly checksBackstopMs: number;
   /** Per open PR: the review-comments guard (0 disables; new comments also bump the PR list). @defaultValue 300_000 */
   readonly commentsIntervalMs: number;
   /** Every open PR is re-read at least this often even when no guard moved; 0 disables. @defaultValue 1_800_000 */
@@ -69,6 +82,9 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
   quietIntervalMs: 60_000,
   idleIntervalMs: 120_000,
   idleAfterMs: 600_000,
+  actionsIntervalMs: 10_000,
+  actionsPageSize: 100,
+  checksBackstopMs: 120_000,
   commentsIntervalMs: 300_000,
   backstopIntervalMs: 1_800_000,
   enrichmentBatchSize: 25,
@@ -99,6 +115,9 @@ export const LIFECYCLE_RANGES: Readonly<Partial<Record<keyof LifecycleConfig, re
   quietIntervalMs: [0, 3_600_000],
   idleIntervalMs: [0, 86_400_000],
   idleAfterMs: [0, 86_400_000],
+  actionsIntervalMs: [0, 3_600_000],
+  actionsPageSize: [1, 100],
+  checksBackstopMs: [0, 86_400_000],
   commentsIntervalMs: [0, 86_400_000],
   backstopIntervalMs: [0, 86_400_000],
   enrichmentBatchSize: [1, 50],

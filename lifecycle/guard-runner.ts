@@ -9,6 +9,8 @@
  * due and lead the next cycle, instead of hammering a limit that is already hit.
  */
 
+import { actionsCoverAt } from "./actions-cover.js";
+import { coverage, type RunMark as MovedRun, movedRuns, parseRunsPage } from "./core/actions-runs.js";
 import {
   checkRunsFromBody,
   checksToApply,
@@ -49,6 +51,10 @@ export interface GuardRun {
    * issue): their cached answers go before the list is vouched for.
    */
   readonly listed: { readonly repo: string; readonly number: number; readonly branch: string | null }[];
+  /** Workflow runs an Actions guard saw move, per repository (their answers go before it vouches). */
+  readonly runsMoved: { readonly repo: string; readonly runs: readonly MovedRun[] }[];
+  /** PR key → the moved runs on its head or branch (a "actions" move in `changed`). */
+  readonly prRuns: Map<string, MovedRun[]>;
 }
 
 interface RunCounters {
@@ -102,6 +108,7 @@ async function get(
 
 function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
   const facts = ctx.index.factsFor(track.key);
+  const backstop = actionsCoverAt(ctx.index, track, facts) !== null;
   return {
     repo: track.repo,
     number: track.number,
@@ -113,10 +120,69 @@ function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
     checksEtag: facts && track.checksSha === facts.headSha ? track.checksEtag : undefined,
     statusEtag: facts && track.statusSha === facts.headSha ? track.statusEtag : undefined,
     commentsEtag: track.commentsEtag,
-    lastChecksAt: track.lastChecksAt,
+    // A covered PR's checks are read in full by GraphQL whenever the Actions guard sees its runs
+    // move: its REST backstop counts from the later of the two reads (its ETag is stale by then,
+    // so every backstop read during CI would be a charged 200).
+    lastChecksAt: backstop
+      ? Math.max(track.lastChecksAt ?? 0, track.lastRefreshAt ?? 0) || null
+      : track.lastChecksAt,
+    lastStatusAt: track.lastStatusAt,
     lastCommentsAt: track.lastCommentsAt,
     readByAgentsAt: track.readByAgentsAt,
+    checksBackstop: backstop,
   };
+}
+
+/** Every check run on the page belongs to GitHub Actions (so the Actions guard sees them move). */
+function actionsOnly(body: unknown): boolean {
+  const runs = dig(body, "check_runs");
+  return Array.isArray(runs) && runs.every((run) => asString(dig(run, "app", "slug")) === "github-actions");
+}
+
+/**
+ * The Actions guard: a 304 confirms every run on the page; a 200 is diffed against the runs seen
+ * last time, and the PRs whose head (or head branch) a moved run is on are re-read. The first
+ * read only baselines: PRs become covered once their check-runs guard has read after it.
+ */
+async function runActions(
+  ctx: LifecycleContext,
+  run: GuardRun & RunCounters,
+  repo: RepoTrack,
+  guard: GuardRequest,
+  now: number,
+): Promise<void> {
+  const response = await get(ctx, run, guard.path, guard.etag, repo.actionsCheckedAt !== null);
+  repo.actionsCheckedAt = now;
+  if (response?.status === 304 && repo.actionsRuns !== null) {
+    repo.actionsConfirmedAt = now;
+    return;
+  }
+  const page = response?.status === 200 ? parseRunsPage(response.body) : undefined;
+  if (!page) {
+    // Not answering (Actions disabled, an error): PR check guards go back to their own cadence.
+    repo.actionsConfirmedAt = null;
+    return;
+  }
+  repo.actionsEtag = response?.etag;
+  const moved = movedRuns(repo.actionsRuns, page);
+  repo.actionsRuns = new Map(page.runs.map((r) => [r.id, r.mark]));
+  repo.actionsCover = coverage(page);
+  if (repo.actionsSince === null) repo.actionsSince = now;
+  repo.actionsConfirmedAt = now;
+  if (moved.length === 0) return;
+  run.runsMoved.push({ repo: repo.repo, runs: moved });
+  for (const track of ctx.index.prs.values()) {
+    if (normalizeRepo(track.repo) !== repo.key) continue;
+    const facts = ctx.index.factsFor(track.key);
+    if (facts?.state !== "OPEN") continue;
+    const head = facts.headSha.toLowerCase();
+    const mine = moved.filter(
+      (r) => r.headSha === head || (r.branch !== null && r.branch === facts.headRefName),
+    );
+    if (mine.length === 0) continue;
+    run.changed.set(track.key, "actions");
+    run.prRuns.set(track.key, mine);
+  }
 }
 
 /** Branches of the repository's sessions that wait for a PR (none yet, or theirs is closed). */
@@ -232,6 +298,11 @@ async function runOne(
     if (await walkRepo(ctx, run, repo, response)) repo.confirmedAt = now;
     return;
   }
+  if (guard.kind === "repo-actions") {
+    const repo = ctx.index.repos.get(normalizeRepo(guard.repo));
+    if (repo) await runActions(ctx, run, repo, guard, now);
+    return;
+  }
   if (guard.kind === "repo-issues") {
     const repo = ctx.index.repos.get(normalizeRepo(guard.repo));
     if (!repo) return;
@@ -288,7 +359,8 @@ async function runOne(
     if (mark !== undefined) track.commentsMark = mark;
     return;
   }
-  track.lastChecksAt = now;
+  if (guard.kind === "check-runs") track.lastChecksAt = now;
+  else track.lastStatusAt = now;
   if (!response) return;
   if ((response.status === 200 || response.status === 304) && facts?.headSha === guard.sha) {
     if (guard.kind === "check-runs") track.checksConfirmedAt = now;
@@ -306,6 +378,8 @@ async function runOne(
   if (guard.kind === "check-runs") {
     track.checksEtag = response.etag;
     track.checksSha = guard.sha;
+    track.checksActionsOnly = actionsOnly(response.body);
+    track.checksNames = new Set(read?.checks.map((c) => c.name) ?? []);
   } else {
     track.statusEtag = response.etag;
     track.statusSha = guard.sha;
@@ -334,6 +408,10 @@ export async function runGuards(
       lastCheckedAt: r.lastCheckedAt,
       // The issues-list guard only serves vouching: without a cache to tell, it would cost for nothing.
       ...(ctx.ports.vouchLists ? { issues: { etag: r.issuesEtag, lastCheckedAt: r.issuesCheckedAt } } : {}),
+      // The Actions guard replaces per-PR check guards only where the cache listens for its vouches.
+      ...(ctx.ports.vouchActions && ctx.config.actionsIntervalMs > 0
+        ? { actions: { etag: r.actionsEtag, lastCheckedAt: r.actionsCheckedAt } }
+        : {}),
     })),
     prs: [...ctx.index.prs.values()].map((t) => prGuardState(ctx, t)),
     now: options.now,
@@ -352,9 +430,11 @@ export async function runGuards(
     detected: [],
     lookup: new Set<string>(),
     listed: [],
+    runsMoved: [],
+    prRuns: new Map(),
   };
   await mapLimit(guards, ctx.config.restConcurrency, async (guard) => {
-    if (run.halted && guard.kind !== "repo-prs") return;
+    if (run.halted && guard.kind !== "repo-prs" && guard.kind !== "repo-actions") return;
     await runOne(ctx, run, guard, options.now);
   });
   return run;

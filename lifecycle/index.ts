@@ -65,10 +65,12 @@ export {
 } from "./lifecycle-service.js";
 export type { CycleReport } from "./poll-cycle.js";
 export type {
+  ActionsVouchTarget,
   GraphQLPortRequest,
   GraphQLPortResponse,
   InvalidateTarget,
   LifecyclePorts,
+  MovedRunTarget,
   RestConditionalRequest,
   RestConditionalResponse,
   VouchTarget,

@@ -7,6 +7,7 @@
  */
 
 import type { Logger } from "../common/index.js";
+import { actionsWatching } from "./actions-cover.js";
 import type { Clock } from "./clock.js";
 import type { LifecycleConfig } from "./config.js";
 import { type BudgetDecision, type BudgetSnapshot, budgetDecision } from "./core/cadence.js";
@@ -88,18 +89,28 @@ export function emptyEffects(): Effects {
 }
 
 export function addInvalidation(effects: Effects, target: InvalidateTarget): void {
+  // Runs moved in a repository (no PR) are their own target: never merged into a new PR's.
+  const runsOnly = (t: InvalidateTarget) => t.pr === undefined && t.runs !== undefined;
   const index = effects.invalidate.findIndex(
-    (i) => i.repo.toLowerCase() === target.repo.toLowerCase() && i.pr === target.pr,
+    (i) =>
+      i.repo.toLowerCase() === target.repo.toLowerCase() &&
+      i.pr === target.pr &&
+      runsOnly(i) === runsOnly(target),
   );
   const held = effects.invalidate[index];
   if (!held) {
     effects.invalidate.push(target);
     return;
   }
-  // One target per PR: the union of the facets (absent means every facet).
+  // One target per PR: the union of the facets (absent means every facet), and of the runs (a
+  // target that moves checks without naming runs means every run; one that moves no checks, none).
   const facets = held.facets && target.facets ? [...new Set([...held.facets, ...target.facets])] : undefined;
-  const { facets: _drop, ...rest } = { ...held, ...target };
-  effects.invalidate[index] = facets ? { ...rest, facets } : rest;
+  const runsOf = (t: InvalidateTarget) =>
+    t.runs ?? (t.facets !== undefined && !t.facets.includes("checks") ? [] : undefined);
+  const [a, b] = [runsOf(held), runsOf(target)];
+  const runs = a && b ? [...a, ...b.filter((r) => !a.some((x) => x.id === r.id))] : undefined;
+  const { facets: _drop, runs: _dropRuns, ...rest } = { ...held, ...target };
+  effects.invalidate[index] = { ...rest, ...(facets ? { facets } : {}), ...(runs ? { runs } : {}) };
 }
 
 /** The facets that moved; every facet when the machine saw a change no facet shows. */
@@ -150,6 +161,20 @@ export function apply(
   return result;
 }
 
+/**
+ * A PR's checks moved without naming runs: where the repository's Actions guard answers, it sees
+ * every run move itself (and drops those runs' answers), so this move drops no Actions answer;
+ * elsewhere, and for a webhook's move (ahead of the guard), every Actions answer of the repository
+ * goes (`runs` absent).
+ */
+function scopeRuns(ctx: LifecycleContext, target: InvalidateTarget): InvalidateTarget {
+  if (target.pr === undefined || target.runs !== undefined) return target;
+  if (target.facets !== undefined && !target.facets.includes("checks")) return target;
+  // A webhook arrives before the Actions guard's next read: its move drops the Actions answers now.
+  if (target.reason.startsWith("webhook:")) return target;
+  return actionsWatching(ctx.index.repos.get(normalizeRepo(target.repo))) ? { ...target, runs: [] } : target;
+}
+
 /** Where a failed invalidation is remembered: one PR, or (`repo:`) a whole repository. */
 export function unsettledKey(target: InvalidateTarget): string {
   return target.pr === undefined ? `repo:${normalizeRepo(target.repo)}` : prKey(target.repo, target.pr);
@@ -160,7 +185,7 @@ export function unsettledKey(target: InvalidateTarget): string {
  * within a session, sessions side by side.
  */
 export async function emit(ctx: LifecycleContext, effects: Effects): Promise<void> {
-  const invalidations = effects.invalidate.splice(0);
+  const invalidations = effects.invalidate.splice(0).map((target) => scopeRuns(ctx, target));
   const events = effects.events.splice(0);
   await Promise.all(
     invalidations.map(async (target) => {

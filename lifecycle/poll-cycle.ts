@@ -101,6 +101,15 @@ export async function runPollCycle(
       ...(item.branch ? { branch: item.branch } : {}),
     });
   }
+  // Workflow runs the Actions guards saw move: those runs' answers, the run lists, their heads'
+  // commit checks (the PRs on those heads were added above, as "actions" moves).
+  for (const { repo, runs } of guards.runsMoved) {
+    addInvalidation(effects, {
+      repo,
+      reason: "lifecycle:runs-moved",
+      runs: runs.map((r) => ({ id: r.id, headSha: r.headSha, branch: r.branch })),
+    });
+  }
   const found: PrTarget[] = [];
   for (const { sessionId, number } of guards.detected) {
     const result = apply(

@@ -51,6 +51,29 @@ export interface InvalidateTarget {
   readonly headSha?: string;
   /** The head branch: a new PR (no `pr`) or a state change moves that branch's PR lookup only. */
   readonly branch?: string;
+  /**
+   * Workflow runs the Actions guard saw move. Without `pr`: those runs' answers, the run lists,
+   * job details, their heads' commit checks, and the checks of the PRs learned for their branches
+   * (and nothing about a new PR). With `pr` and checks moving: only these runs' Actions answers
+   * (empty: none, the Actions guard watches them). Absent with checks moving: every Actions answer
+   * of the repository (which runs moved is not known).
+   */
+  readonly runs?: readonly MovedRunTarget[];
+}
+
+export interface MovedRunTarget {
+  readonly id: number;
+  readonly headSha: string;
+  readonly branch: string | null;
+}
+
+/** Nothing moved in a repository's workflow runs up to `at` (since its first read, `since`). */
+export interface ActionsVouchTarget {
+  readonly repo: string;
+  readonly at: number;
+  readonly since: number;
+  /** Heads whose commit checks (check runs and statuses) nothing moved up to their `at`. */
+  readonly heads: readonly { readonly sha: string; readonly at: number }[];
 }
 
 /** Nothing changed for this PR up to `at` that was not already invalidated. */
@@ -95,6 +118,13 @@ export interface LifecyclePorts {
    * also runs the issues-list guard, so issue reads and PR lists have a free signal too.
    */
   vouchLists?(targets: readonly ListVouchTarget[]): Promise<void>;
+  /**
+   * The same for Actions: the repository's Actions guard (actions/runs) saw no run move up to
+   * `at`, and the heads listed had no check run or status move. Optional; when present the
+   * lifecycle runs the Actions guard, and the check-runs guards of the PRs it covers become a
+   * slow backstop.
+   */
+  vouchActions?(targets: readonly ActionsVouchTarget[]): Promise<void>;
   /**
    * When agents last read each of these PRs through the broker (epoch ms, null when not known),
    * in the same order. Optional: PRs agents read have their check guards kept at the active

@@ -4,6 +4,7 @@
  * and one per repository (the PR-list guard's ETag and high-water mark). Several sessions may
  * share a PR or a repository; a track lives while at least one session needs it.
  */
+import type { RunsCoverage } from "./core/actions-runs.js";
 import type { PrFacts } from "./core/pr-facts.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import type { SessionState } from "./core/session-state.js";
@@ -26,7 +27,15 @@ export interface PrTrack {
   commentsEtag: string | undefined;
   commentsMark: string | undefined;
   lastChecksAt: number | null;
+  /** Local ms the statuses guard last ran (its cadence is the PR's own, the check-runs guard may be a backstop). */
+  lastStatusAt: number | null;
   lastCommentsAt: number | null;
+  /** The last check-runs page read for `checksSha` lists only GitHub Actions runs (null: not read). */
+  checksActionsOnly: boolean | null;
+  /** The check runs' names on that page (a check the facts hold beyond them may be another app's). */
+  checksNames: ReadonlySet<string>;
+  /** The `at` of the last vouch sent for this head's commit checks (`sha:`). */
+  shaVouchedAt: number | null;
   /** Local ms the check-runs / statuses guard last answered (200 or 304) for the current head. */
   checksConfirmedAt: number | null;
   statusConfirmedAt: number | null;
@@ -67,6 +76,16 @@ export interface RepoTrack {
   issuesHighWater: number | null;
   issuesSince: number | null;
   issuesVouchedAt: number | null;
+  /** The Actions guard (actions/runs): ETag, last read, last confirmation (null while it fails). */
+  actionsEtag: string | undefined;
+  actionsCheckedAt: number | null;
+  actionsConfirmedAt: number | null;
+  /** Local ms of its first read: answers stored before it are not vouched by it. */
+  actionsSince: number | null;
+  actionsVouchedAt: number | null;
+  /** Runs on its last page (id → mark) and which heads that page watches. */
+  actionsRuns: Map<number, string> | null;
+  actionsCover: RunsCoverage | null;
 }
 
 export interface SessionIndex {
@@ -94,7 +113,11 @@ function newPrTrack(repo: string, number: number): PrTrack {
     commentsEtag: undefined,
     commentsMark: undefined,
     lastChecksAt: null,
+    lastStatusAt: null,
     lastCommentsAt: null,
+    checksActionsOnly: null,
+    checksNames: new Set(),
+    shaVouchedAt: null,
     checksConfirmedAt: null,
     statusConfirmedAt: null,
     vouchedAt: null,
@@ -132,6 +155,13 @@ export function createSessionIndex(): SessionIndex {
         issuesHighWater: null,
         issuesSince: null,
         issuesVouchedAt: null,
+        actionsEtag: undefined,
+        actionsCheckedAt: null,
+        actionsConfirmedAt: null,
+        actionsSince: null,
+        actionsVouchedAt: null,
+        actionsRuns: null,
+        actionsCover: null,
       };
       repos.set(repoKey, repo);
     }

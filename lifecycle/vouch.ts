@@ -15,9 +15,11 @@
  * status contexts, its statuses guard, both for the current head. A PR whose guard moved this cycle,
  * or whose invalidation failed and has not yet been repeated successfully, is not vouched for.
  */
+import { actionsCoverAt } from "./actions-cover.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { type LifecycleContext, unsettledKey } from "./lifecycle-context.js";
-import type { ListVouchTarget, VouchTarget } from "./ports.js";
+import type { ActionsVouchTarget, ListVouchTarget, VouchTarget } from "./ports.js";
+import type { PrTrack } from "./session-index.js";
 
 /** Repeats failed invalidations; those that succeed no longer hold their PRs back. */
 async function settle(ctx: LifecycleContext): Promise<void> {
@@ -32,6 +34,13 @@ async function settle(ctx: LifecycleContext): Promise<void> {
   }
 }
 
+/** As of when a PR's check runs are confirmed: its check-runs guard, or the Actions guard that covers them. */
+function checksConfirmedAt(ctx: LifecycleContext, track: PrTrack): number | null {
+  const cover = actionsCoverAt(ctx.index, track);
+  if (cover === null) return track.checksConfirmedAt;
+  return Math.max(cover, track.checksConfirmedAt ?? cover);
+}
+
 export function vouchTargets(ctx: LifecycleContext, movedThisCycle: ReadonlySet<string>): VouchTarget[] {
   const targets: VouchTarget[] = [];
   for (const track of ctx.index.prs.values()) {
@@ -43,8 +52,9 @@ export function vouchTargets(ctx: LifecycleContext, movedThisCycle: ReadonlySet<
     const listAt = ctx.index.repos.get(repoKey)?.confirmedAt ?? null;
     const hasStatus = facts.checks.some((c) => c.kind === "status-context");
     const statusAt = hasStatus ? track.statusConfirmedAt : Number.POSITIVE_INFINITY;
-    if (listAt === null || track.checksConfirmedAt === null || statusAt === null) continue;
-    const at = Math.min(listAt, track.checksConfirmedAt, statusAt);
+    const checksAt = checksConfirmedAt(ctx, track);
+    if (listAt === null || checksAt === null || statusAt === null) continue;
+    const at = Math.min(listAt, checksAt, statusAt);
     if (track.vouchedAt !== null && at <= track.vouchedAt) continue;
     targets.push({ repo: track.repo, pr: track.number, at });
   }
@@ -96,6 +106,75 @@ async function sendListVouches(ctx: LifecycleContext): Promise<void> {
   }
 }
 
+/**
+ * Repositories whose Actions guard confirmed its page (every run it saw move was invalidated
+ * before this runs), with the heads it covers: a head's commit checks are good as of the older of
+ * the Actions guard and, when it has commit statuses, its statuses guard. Heads whose PR moved
+ * this cycle are left out; a repository with an unsettled invalidation gets none.
+ */
+export function actionsVouchTargets(
+  ctx: LifecycleContext,
+  movedThisCycle: ReadonlySet<string>,
+): ActionsVouchTarget[] {
+  const blocked = new Set([...ctx.unsettled.values()].map((t) => normalizeRepo(t.repo)));
+  const heads = new Map<string, { sha: string; at: number }[]>();
+  for (const track of ctx.index.prs.values()) {
+    if (movedThisCycle.has(track.key)) continue;
+    const facts = ctx.index.factsFor(track.key);
+    const cover = actionsCoverAt(ctx.index, track, facts);
+    if (cover === null || !facts) continue;
+    const hasStatus = facts.checks.some((c) => c.kind === "status-context");
+    const statusAt = hasStatus ? (track.statusSha === facts.headSha ? track.statusConfirmedAt : null) : cover;
+    if (statusAt === null) continue;
+    const at = Math.min(cover, statusAt);
+    if (track.shaVouchedAt !== null && at <= track.shaVouchedAt) continue;
+    const key = normalizeRepo(track.repo);
+    const list = heads.get(key) ?? [];
+    list.push({ sha: facts.headSha, at });
+    heads.set(key, list);
+  }
+  const targets: ActionsVouchTarget[] = [];
+  for (const repo of ctx.index.repos.values()) {
+    if (blocked.has(repo.key) || repo.actionsConfirmedAt === null || repo.actionsSince === null) continue;
+    const own = heads.get(repo.key) ?? [];
+    if (repo.actionsConfirmedAt <= (repo.actionsVouchedAt ?? 0) && own.length === 0) continue;
+    targets.push({
+      repo: repo.repo,
+      at: repo.actionsConfirmedAt,
+      since: repo.actionsSince,
+      heads: own.map(({ sha, at }) => ({ sha, at })),
+    });
+  }
+  return targets;
+}
+
+async function sendActionsVouches(ctx: LifecycleContext, movedThisCycle: ReadonlySet<string>): Promise<void> {
+  const vouchActions = ctx.ports.vouchActions?.bind(ctx.ports);
+  if (!vouchActions) return;
+  const targets = actionsVouchTargets(ctx, movedThisCycle);
+  if (targets.length === 0) return;
+  try {
+    await vouchActions(targets);
+  } catch (error) {
+    ctx.totals.portErrors += 1;
+    ctx.logger.warn({ err: error, repos: targets.length }, "lifecycle: Actions vouch failed");
+    return;
+  }
+  for (const target of targets) {
+    const repo = ctx.index.repos.get(normalizeRepo(target.repo));
+    if (repo) repo.actionsVouchedAt = target.at;
+  }
+  for (const target of targets) {
+    const sent = new Map(target.heads.map((h) => [h.sha, h.at]));
+    for (const track of ctx.index.prs.values()) {
+      if (normalizeRepo(track.repo) !== normalizeRepo(target.repo)) continue;
+      const head = ctx.index.factsFor(track.key)?.headSha;
+      const at = head === undefined ? undefined : sent.get(head);
+      if (at !== undefined) track.shaVouchedAt = at;
+    }
+  }
+}
+
 /** Learns which watched PRs agents have been reading (before the guards are planned). */
 export async function learnAgentReads(ctx: LifecycleContext): Promise<void> {
   const agentReads = ctx.ports.agentReads?.bind(ctx.ports);
@@ -120,6 +199,7 @@ export async function sendVouches(
 ): Promise<number> {
   if (ctx.unsettled.size > 0) await settle(ctx);
   await sendListVouches(ctx);
+  await sendActionsVouches(ctx, movedThisCycle);
   const vouch = ctx.ports.vouch?.bind(ctx.ports);
   if (!vouch) return 0;
   const targets = vouchTargets(ctx, movedThisCycle);

@@ -3,8 +3,9 @@
  * through the same pipeline as everyone's (coalesced, batched, budgeted, queued) at lifecycle
  * priority — the reserve docs/architecture.md "Policies" keeps for it — as the broker's own "ao-lifecycle" session. Its
  * GraphQL never comes from the cache (it is what tells the cache that PR data changed); its REST
- * guards are always revalidated upstream (a 304 costs nothing), and the PRs they saw unchanged are
- * vouched for in the cache (lifecycle/vouch.ts). Observed changes invalidate the cached answers of that PR;
+ * guards are always revalidated upstream (a 304 costs nothing), and the PRs (and the repositories'
+ * lists, workflow runs and covered heads) they saw unchanged are vouched for in the cache
+ * (lifecycle/vouch.ts). Observed changes invalidate the cached answers of that PR;
  * events go to Redis pub/sub (`<prefix>:events`), from which every broker relays them to its own IPC
  * subscribers (topic `lifecycle.<type>`) — the poller runs on one broker, subscribers may be on any.
  */
@@ -13,12 +14,16 @@ import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../../life
 import type { BudgetGate } from "../budget/index.js";
 import {
   actionsTag,
+  actionsVouchKey,
+  checksMovedTags,
   createdTags,
   FACETS,
   type Facet,
   listVouchKey,
   objectKey,
+  runsMovedTags,
   shaChecksTag,
+  shaVouchKey,
 } from "../cache/core/facets.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
 import { NO_WRITE } from "../cache/core/rest-facets.js";
@@ -122,18 +127,38 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
     async invalidate(target) {
       const [owner, name] = target.repo.split("/");
       if (!owner || !name) return;
+      if (target.pr === undefined && target.runs !== undefined) {
+        // Workflow runs moved (the Actions guard): those runs' answers, the run lists, their
+        // heads' commit checks, the CI facets of the lists, and the checks of the PRs learned
+        // for their branches — no other run's answers.
+        const branches = [...new Set(target.runs.map((r) => r.branch).filter((b): b is string => !!b))];
+        const effect = {
+          ...NO_WRITE,
+          tags: [
+            ...runsMovedTags(owner, name, target.runs),
+            ...checksMovedTags(owner, name, undefined, undefined).filter((t) => !t.startsWith("actions:")),
+          ],
+          branches: branches.map((branch) => ({ owner, name, branch, facets: ["checks"] as Facet[] })),
+        };
+        await options.cache.invalidate(
+          resolveWrite(effect, await options.cache.aliases(aliasesNeeded(effect))),
+        );
+        return;
+      }
       if (target.pr === undefined) {
         // A PR appeared: the repository's lists and that branch's lookup, nothing else.
         await options.cache.invalidate(createdTags(owner, name, "pulls", target.branch));
         return;
       }
       const facets = (target.facets ?? FACETS).filter((f): f is Facet => FACETS.includes(f as Facet));
+      // Checks moved: that commit's checks, and the workflow runs the Actions guard named (all
+      // of the repository's when it named none: which runs moved is not known).
+      const actions = target.runs ? runsMovedTags(owner, name, target.runs) : [actionsTag(owner, name)];
       const effect = {
         ...NO_WRITE,
         objects: [{ object: objectKey(owner, name, target.pr), facets }],
-        // Checks moved: that commit's checks and the repository's workflow runs moved too.
         tags: facets.includes("checks")
-          ? [actionsTag(owner, name), ...(target.headSha ? [shaChecksTag(owner, name, target.headSha)] : [])]
+          ? [...actions, ...(target.headSha ? [shaChecksTag(owner, name, target.headSha)] : [])]
           : [],
       };
       const aliases = await options.cache.aliases(aliasesNeeded(effect));
@@ -162,6 +187,17 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         const [owner, name] = target.repo.split("/");
         if (owner && name)
           entries.push({ tag: listVouchKey(owner, name, target.list), at: target.at, since: target.since });
+      }
+      await options.cache.vouch(entries);
+    },
+    async vouchActions(targets) {
+      const entries = [];
+      for (const target of targets) {
+        const [owner, name] = target.repo.split("/");
+        if (!owner || !name) continue;
+        entries.push({ tag: actionsVouchKey(owner, name), at: target.at, since: target.since });
+        for (const head of target.heads)
+          entries.push({ tag: shaVouchKey(owner, name, head.sha), at: head.at, since: target.since });
       }
       await options.cache.vouch(entries);
     },

@@ -1,6 +1,6 @@
 /**
- * CI changes: workflow runs start, check runs move queued → in_progress → completed, commit
- * statuses are posted. Besides the check/status change itself, every open PR whose head is the
+ * CI changes: workflow runs start, check runs move queued → in_progress → completed (each move of
+ * a job bumps its run's updated_at, as GitHub does), commit statuses are posted. Besides the check/status change itself, every open PR whose head is the
  * affected commit gets a `pull_request.checks` change entry (without bumping the PR's own
  * version: its REST representation does not include CI), so a benchmark can tell when a PR's
  * CI answer moved.
@@ -85,9 +85,10 @@ export function updateCheckRun(
     if (run) {
       const before = `${run.status}/${run.conclusion}`;
       aggregateRun(repo, run);
-      if (`${run.status}/${run.conclusion}` !== before) {
-        world.touch(repo, `workflow_run.${run.status}`, { id: run.id }, run);
-      }
+      // As on GitHub, a run's updated_at follows its jobs: a job that starts or finishes moves the
+      // run (and the runs list's ETag) even while the run's own status stays in_progress.
+      const moved = `${run.status}/${run.conclusion}` !== before;
+      world.touch(repo, moved ? `workflow_run.${run.status}` : "workflow_run.updated", { id: run.id }, run);
     }
   }
   touchPullsAt(world, repo, check.headSha);

@@ -32,7 +32,7 @@ export const ALL_FACETS: readonly ChangedFacet[] = [
 
 /** What a PR guard's move means before GraphQL says more (guard-runner's reasons). */
 export function facetsForGuardReason(reason: string): readonly ChangedFacet[] {
-  if (reason === "check-runs" || reason === "commit-status") return ["checks"];
+  if (reason === "check-runs" || reason === "commit-status" || reason === "actions") return ["checks"];
   if (reason === "review-comments") return ["threads", "updated"];
   if (reason === "pr-list") return ALL_FACETS.filter((f) => f !== "checks");
   return ALL_FACETS;

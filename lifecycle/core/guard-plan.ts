@@ -9,11 +9,16 @@
  *   any check moving changes the ETag; AO's per_page=1 only saw the first), and the combined commit
  *   status when the PR has status contexts. Check runs and statuses do not bump updated_at.
  * - per open PR, every `commentsIntervalMs`: the newest review comment (new threads and replies).
+ * - per repository, every `actionsIntervalMs` (when the cache listens): the workflow runs
+ *   (core/actions-runs.ts). A PR whose head's check runs all come from Actions and whose runs that
+ *   guard watches has its check-runs guard only as a backstop (`checksBackstopMs`); its statuses
+ *   guard (statuses come from other sources) keeps the PR's cadence.
  *
  * When more guards are due than the cycle may make, repository guards go first (one covers many
  * PRs), then the check guards of PRs whose CI is running (their results are what agents wait
  * for), then the most overdue PR guards; the rest stay due and lead the next cycle.
  */
+import { actionsRunsPath } from "./actions-runs.js";
 import { type CadenceOptions, prPollInterval } from "./cadence.js";
 import type { CiStatus } from "./pr-enrichment.js";
 import { parseRepo } from "./repo-ref.js";
@@ -24,6 +29,8 @@ export interface RepoGuardState {
   readonly lastCheckedAt: number | null;
   /** Present when the issues-list guard runs for this repository. */
   readonly issues?: { readonly etag: string | undefined; readonly lastCheckedAt: number | null };
+  /** Present when the Actions guard runs for this repository. */
+  readonly actions?: { readonly etag: string | undefined; readonly lastCheckedAt: number | null };
 }
 
 export interface PrGuardState {
@@ -40,9 +47,19 @@ export interface PrGuardState {
   readonly lastChecksAt: number | null;
   readonly lastCommentsAt: number | null;
   readonly readByAgentsAt?: number | null;
+  /** When the statuses guard last ran; the check-runs guard's time when absent (they ran together). */
+  readonly lastStatusAt?: number | null;
+  /** The repository's Actions guard watches this head's check runs: check-runs is a backstop. */
+  readonly checksBackstop?: boolean;
 }
 
-export type GuardKind = "repo-prs" | "repo-issues" | "check-runs" | "commit-status" | "review-comments";
+export type GuardKind =
+  | "repo-prs"
+  | "repo-issues"
+  | "repo-actions"
+  | "check-runs"
+  | "commit-status"
+  | "review-comments";
 
 export interface GuardRequest {
   readonly kind: GuardKind;
@@ -62,6 +79,12 @@ export interface GuardPlanOptions extends CadenceOptions {
   readonly commentsIntervalMs: number;
   /** Items per page of the repository PR-list guard. */
   readonly repoPageSize: number;
+  /** The Actions guard's interval. @defaultValue repoIntervalMs */
+  readonly actionsIntervalMs?: number;
+  /** @defaultValue 100 */
+  readonly actionsPageSize?: number;
+  /** The check-runs guard of a PR the Actions guard covers. @defaultValue 120_000 */
+  readonly checksBackstopMs?: number;
 }
 
 export interface GuardPlanInput {
@@ -144,6 +167,28 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
         ),
       );
     }
+    const actions = repo.actions;
+    const ua = actions
+      ? urgency(
+          actions.lastCheckedAt,
+          (options.actionsIntervalMs ?? options.repoIntervalMs) * stretch,
+          now,
+          input.cycleMs,
+        )
+      : undefined;
+    if (actions && ua !== undefined) {
+      repoGuards.push(
+        withEtag(
+          {
+            kind: "repo-actions",
+            repo: repo.repo,
+            path: actionsRunsPath(repo.repo, options.actionsPageSize ?? 100),
+            urgency: ua,
+          },
+          actions.etag,
+        ),
+      );
+    }
     if (!repo.issues) continue;
     const ui = urgency(repo.issues.lastCheckedAt, options.repoIntervalMs * stretch, now, input.cycleMs);
     if (ui === undefined) continue;
@@ -162,26 +207,47 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
   for (const pr of input.prs) {
     if (!pr.open || pr.headSha === null) continue;
     const interval = prPollInterval(pr, now, options) * stretch;
-    const checksDue = urgency(pr.lastChecksAt, interval, now, input.cycleMs);
+    const backstop = pr.checksBackstop === true;
+    const checksInterval = backstop
+      ? Math.max(interval, (options.checksBackstopMs ?? 120_000) * stretch)
+      : interval;
+    const checksDue = urgency(pr.lastChecksAt, checksInterval, now, input.cycleMs);
+    const statusDue = pr.hasStatusContexts
+      ? urgency(
+          pr.lastStatusAt === undefined ? pr.lastChecksAt : pr.lastStatusAt,
+          interval,
+          now,
+          input.cycleMs,
+        )
+      : undefined;
+    const base = {
+      repo: pr.repo,
+      number: pr.number,
+      sha: pr.headSha,
+      ...(pr.ciStatus === "pending" ? { active: true } : {}),
+    };
     if (checksDue !== undefined) {
-      const base = {
-        repo: pr.repo,
-        number: pr.number,
-        sha: pr.headSha,
-        urgency: checksDue,
-        ...(pr.ciStatus === "pending" ? { active: true } : {}),
-      };
       prGuards.push(
-        withEtag({ ...base, kind: "check-runs", path: checkRunsPath(pr.repo, pr.headSha) }, pr.checksEtag),
+        withEtag(
+          {
+            ...base,
+            // A backstop is never what agents wait for: the Actions guard is.
+            ...(backstop ? { active: false } : {}),
+            urgency: checksDue,
+            kind: "check-runs",
+            path: checkRunsPath(pr.repo, pr.headSha),
+          },
+          pr.checksEtag,
+        ),
       );
-      if (pr.hasStatusContexts) {
-        prGuards.push(
-          withEtag(
-            { ...base, kind: "commit-status", path: commitStatusPath(pr.repo, pr.headSha) },
-            pr.statusEtag,
-          ),
-        );
-      }
+    }
+    if (statusDue !== undefined) {
+      prGuards.push(
+        withEtag(
+          { ...base, urgency: statusDue, kind: "commit-status", path: commitStatusPath(pr.repo, pr.headSha) },
+          pr.statusEtag,
+        ),
+      );
     }
     if (options.commentsIntervalMs <= 0) continue;
     const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now, input.cycleMs);

@@ -13,7 +13,10 @@
  *   branch:<o>/<r>:<branch>      the PR lookup of one head branch (which PRs, their state)
  *   branches:<o>/<r>             every branch lookup of the repo (when a write names no branch)
  *   sha:<o>/<r>@<sha>:checks     check runs and statuses of one commit
- *   actions:<o>/<r>              workflow runs and jobs
+ *   actions:<o>/<r>              every workflow run and job of the repo (read by every Actions answer)
+ *   actions:<o>/<r>:run:<id>     one workflow run and its jobs
+ *   actions:<o>/<r>:runs         the repo's run lists; …:runs@<branch> the lists filtered by branch
+ *   actions:<o>/<r>:jobs         job and check-run details read by id (annotations)
  *   refs:<o>/<r>                 git refs and commits named by branch
  *   repo:<o>/<r>                 static repository information
  * Immutable facts (a PR's number, id, headRefName, author, createdAt; a commit named by SHA; a
@@ -65,6 +68,18 @@ export function shaChecksTag(owner: string, name: string, sha: string): Tag {
 }
 export function actionsTag(owner: string, name: string): Tag {
   return `actions:${repoKey(owner, name)}`;
+}
+/** One workflow run (its own answer, its jobs, attempts, artifacts). */
+export function actionsRunTag(owner: string, name: string, runId: number | string): Tag {
+  return `actions:${repoKey(owner, name)}:run:${runId}`;
+}
+/** The repository's workflow-run lists; with a branch, the lists filtered by that branch. */
+export function actionsRunsTag(owner: string, name: string, branch?: string | null): Tag {
+  return branch ? `actions:${repoKey(owner, name)}:runs@${branch}` : `actions:${repoKey(owner, name)}:runs`;
+}
+/** Jobs and check runs read by their own id (`actions/jobs/{id}`, `check-runs/{id}/annotations`). */
+export function actionsJobsTag(owner: string, name: string): Tag {
+  return `actions:${repoKey(owner, name)}:jobs`;
 }
 export function refsTag(owner: string, name: string): Tag {
   return `refs:${repoKey(owner, name)}`;
@@ -169,6 +184,32 @@ export function checksMovedTags(
   return [...tags];
 }
 
+export interface MovedRun {
+  readonly id: number;
+  readonly headSha: string;
+  readonly branch: string | null;
+}
+
+/**
+ * Workflow runs the Actions guard saw move (new, or another status, conclusion, attempt or
+ * updated_at): those runs' answers, the run lists (unfiltered, and filtered by each run's branch),
+ * the job details read by id, and each head's commit checks. Not the repository-wide
+ * `actions:` tag: every other run's answers stay. The PRs whose head those runs are on are moved
+ * by the caller (their checks facets: checksMovedTags / objectChangeTags).
+ */
+export function runsMovedTags(owner: string, name: string, runs: readonly MovedRun[]): Tag[] {
+  const tags = new Set<Tag>();
+  if (runs.length === 0) return [];
+  tags.add(actionsRunsTag(owner, name));
+  tags.add(actionsJobsTag(owner, name));
+  for (const run of runs) {
+    tags.add(actionsRunTag(owner, name, run.id));
+    if (run.branch) tags.add(actionsRunsTag(owner, name, run.branch));
+    tags.add(shaChecksTag(owner, name, run.headSha));
+  }
+  return [...tags];
+}
+
 /** A global id named by a write whose object is not known: every facet of that node. */
 export function unknownNodeTags(id: string): Tag[] {
   return FACETS.map((f) => nodeFacetTag(id, f));
@@ -190,6 +231,16 @@ export function vouchObjects(reads: readonly Tag[]): readonly string[] | undefin
   return objects.size > 0 ? [...objects] : undefined;
 }
 
+/** Vouch key of a repository's Actions answers: `runs:o/r` (the lifecycle's actions/runs guard). */
+export function actionsVouchKey(owner: string, name: string): string {
+  return `runs:${repoKey(owner, name)}`;
+}
+
+/** Vouch key of one commit's checks: `sha:o/r@<sha>` (the Actions guard with the status guard). */
+export function shaVouchKey(owner: string, name: string, sha: string): string {
+  return `sha:${repoKey(owner, name)}@${sha.toLowerCase()}`;
+}
+
 /** Vouch key of a repository's lists: `pulls:o/r` (the PR-list guard), `issues:o/r` (the issues-list guard). */
 export function listVouchKey(owner: string, name: string, kind: ListKind): string {
   return `${kind}:${repoKey(owner, name)}`;
@@ -197,6 +248,8 @@ export function listVouchKey(owner: string, name: string, kind: ListKind): strin
 
 const LIST_TAG = /^list:([^/]+)\/([^:]+):(pulls|issues)(?::([a-z]+))?$/;
 const BRANCH_TAG = /^branch(?:es)?:([^/]+)\/([^:]+)/;
+const ACTIONS_TAG = /^actions:([^/]+)\/([^:]+)(:.+)?$/;
+const SHA_TAG = /^sha:([^/]+)\/([^@]+)@([0-9a-f]+):checks$/;
 
 /**
  * Which free signals can vouch for an answer, tag by tag: for each tag it read, the vouch keys any
@@ -208,8 +261,13 @@ const BRANCH_TAG = /^branch(?:es)?:([^/]+)\/([^:]+)/;
  * - a node facet: the PR guards' vouch for that node (the lifecycle vouches a PR's learned ids);
  * - PR lists and branch lookups: the PR-list guard (`pulls:`) or the issues-list guard;
  * - issue lists: the issues-list guard;
- * - static repository information needs no vouch (only writes through the broker move it).
- * Undefined when some tag no signal covers (commit checks, Actions, refs, lists' CI facets).
+ * - static repository information needs no vouch (only writes through the broker move it);
+ * - a workflow run, the run lists, job details by id: the repository's Actions guard (`runs:`);
+ *   the repository-wide `actions:` tag every Actions answer reads is then covered by the same
+ *   guard, but alone (artifacts, caches, anything the guard's list does not show) it is not;
+ * - a commit's checks (`sha:`): that head's vouch (`sha:o/r@<sha>`), which the lifecycle sends
+ *   for the heads its Actions guard and status guards cover.
+ * Undefined when some tag no signal covers (refs, lists' CI facets, Actions data beyond runs).
  */
 export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
   const groups = new Map<string, string[]>();
@@ -241,6 +299,19 @@ export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
     if (branch) {
       const [owner, name] = [branch[1] as string, branch[2] as string];
       add([listVouchKey(owner, name, "pulls"), listVouchKey(owner, name, "issues")]);
+      continue;
+    }
+    const actions = ACTIONS_TAG.exec(tag);
+    if (actions) {
+      const [owner, name, fine] = [actions[1] as string, actions[2] as string, actions[3]];
+      // The repository-wide tag is covered only beside a run, list or job tag the guard watches.
+      if (fine === undefined && !reads.some((t) => t.startsWith(`${tag}:`))) return undefined;
+      add([actionsVouchKey(owner, name)]);
+      continue;
+    }
+    const sha = SHA_TAG.exec(tag);
+    if (sha) {
+      add([shaVouchKey(sha[1] as string, sha[2] as string, sha[3] as string)]);
       continue;
     }
     return undefined;

@@ -5,6 +5,9 @@
  * a hit.
  */
 import {
+  actionsJobsTag,
+  actionsRunsTag,
+  actionsRunTag,
   actionsTag,
   branchesTag,
   branchTag,
@@ -135,8 +138,17 @@ export function restReadTags(path: string): Tag[] {
   // Workflow definitions and a job's log (only there once the job finished) are immutable.
   if (/^\/actions\/workflows\/[^/]+\/?$/.test(rest)) return [];
   if (/^\/actions\/(jobs|runs)\/\d+\/logs\/?$/.test(rest)) return [];
+  // Runs, their lists and jobs read a finer tag beside the repository-wide one: the lifecycle's
+  // Actions guard moves only the runs it saw move (and vouches for the rest).
+  const actions = actionsTag(owner, name);
+  const run = /^\/actions\/runs\/(\d+)(\/(jobs|attempts(\/\d+(\/jobs)?)?|artifacts|timing))?\/?$/.exec(rest);
+  if (run) return [repo, actions, actionsRunTag(owner, name, run[1] ?? "")];
+  if (/^\/actions\/(workflows\/[^/]+\/)?runs\/?$/.test(rest))
+    return [repo, actions, actionsRunsTag(owner, name, p.query.get("branch"))];
+  if (/^\/(actions\/jobs|check-runs)\/\d+(\/annotations)?\/?$/.test(rest))
+    return [repo, actions, actionsJobsTag(owner, name)];
   if (rest.startsWith("/actions") || rest.startsWith("/check-runs") || rest.startsWith("/check-suites"))
-    return [repo, actionsTag(owner, name)];
+    return [repo, actions];
   return [repo];
 }
 

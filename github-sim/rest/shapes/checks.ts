@@ -31,6 +31,21 @@ function actionsApp(ctx: ShapeContext) {
   };
 }
 
+/** The app a check run or suite belongs to: GitHub Actions, or another app by its slug (as GitHub names it). */
+function appOf(ctx: ShapeContext, slug: string) {
+  if (slug === "github-actions") return actionsApp(ctx);
+  return {
+    ...actionsApp(ctx),
+    id: 100_000 + [...slug].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 900_000, 0),
+    slug,
+    node_id: `A_${slug}`,
+    name: slug,
+    description: null,
+    external_url: `${ctx.web}/apps/${slug}`,
+    html_url: `${ctx.web}/apps/${slug}`,
+  };
+}
+
 function pullRefs(ctx: ShapeContext, repo: SimRepo, sha: string) {
   const repoRef = { id: repo.id, url: `${ctx.api}/repos/${repo.fullName}`, name: repo.name };
   return [...repo.pulls.values()]
@@ -74,7 +89,7 @@ export function checkRunShape(ctx: ShapeContext, repo: SimRepo, run: SimCheckRun
       annotations_url: `${url}/annotations`,
     },
     check_suite: { id: run.suiteId },
-    app: actionsApp(ctx),
+    app: appOf(ctx, run.appSlug),
     pull_requests: pullRefs(ctx, repo, run.headSha),
   };
 }
@@ -110,7 +125,7 @@ export function checkSuiteShape(ctx: ShapeContext, repo: SimRepo, suite: SimChec
     before: commit?.parents[0] ?? null,
     after: suite.headSha,
     pull_requests: pullRefs(ctx, repo, suite.headSha),
-    app: actionsApp(ctx),
+    app: appOf(ctx, suite.appSlug),
     repository: minimalRepo(ctx, repo),
     created_at: restTime(suite.createdAt),
     updated_at: restTime(suite.updatedAt),

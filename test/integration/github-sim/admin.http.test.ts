@@ -143,6 +143,47 @@ describe("the simulator's admin API", () => {
       expect(sim.world.repo("acme/widgets")?.pulls.size).toBe(3);
     });
 
+    it("moves the runs list's ETag when a job moves inside a run that stays in_progress (as GitHub does)", async () => {
+      const original = (await rest(sim, "/_sim/scenario", { token: null })).json;
+      await post("/_sim/scenario", {
+        name: "two-jobs",
+        repos: [
+          {
+            owner: "acme",
+            name: "gadgets",
+            workflows: [{ id: 7, name: "CI" }],
+            pulls: [
+              {
+                number: 4,
+                title: "Gadget",
+                head: "feature/gadget",
+                ci: {
+                  jobs: [
+                    { name: "lint", startAfterS: 0, durationS: 10, conclusion: "success" },
+                    { name: "test", startAfterS: 0, durationS: 60, conclusion: "success" },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const list = "/repos/acme/gadgets/actions/runs?per_page=100&exclude_pull_requests=true";
+      await sim.advance(1_000); // both jobs in progress
+      const first = await rest<{ workflow_runs: { status: string; updated_at: string }[] }>(sim, list);
+      expect(first.json.workflow_runs[0]?.status).toBe("in_progress");
+      const unchanged = await rest(sim, list, { headers: { "if-none-match": first.headers.etag ?? "" } });
+      expect(unchanged.status).toBe(304);
+      await sim.advance(15_000); // lint finished, test still running: the run is still in_progress
+      const moved = await rest<{ workflow_runs: { status: string; updated_at: string }[] }>(sim, list, {
+        headers: { "if-none-match": first.headers.etag ?? "" },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.json.workflow_runs[0]?.status).toBe("in_progress");
+      expect(moved.json.workflow_runs[0]?.updated_at).not.toBe(first.json.workflow_runs[0]?.updated_at);
+      await post("/_sim/scenario", original);
+    });
+
     it("refuses an invalid scenario with a 400 naming the problem and keeps the world", async () => {
       const reply = await post<{ message: string }>("/_sim/scenario", {
         repos: [{ owner: "acme", name: "x", pulls: [{ head: "h" }] }],

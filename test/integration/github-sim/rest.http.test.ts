@@ -303,4 +303,17 @@ describe("the simulator's REST API", () => {
     );
     expect(byBranch.json.state).toBe("success");
   });
+
+  it("names each check run's own app (GitHub Actions jobs, and another app's checks by its slug)", async () => {
+    const pr = sim.world.repo("acme/widgets")?.pulls.get(3);
+    const reply = await rest<{ check_runs: { name: string; app: { slug: string } }[] }>(
+      sim,
+      `${R}/commits/${pr?.headSha}/check-runs?per_page=100`,
+    );
+    expect(reply.json.check_runs.map((c) => `${c.name}:${c.app.slug}`).sort()).toEqual([
+      "build:github-actions",
+      "deploy-preview:preview-bot",
+      "test:github-actions",
+    ]);
+  });
 });

@@ -12,6 +12,8 @@ import {
   closeFacets,
   createdTags,
   objectChangeTags,
+  runsMovedTags,
+  shaChecksTag,
   type Tag,
   vouchGroups,
   vouchObjects,
@@ -43,7 +45,8 @@ const pr5 = {
   title: "t",
   body: "b",
 };
-const pr6 = { ...pr5, pr: 6, branch: "other", prNodeId: "PR_6" };
+const pr6 = { ...pr5, pr: 6, branch: "other", prNodeId: "PR_6", runId: 1002, jobId: 2002 };
+const SHA6 = "b".repeat(40);
 
 // What gh's earlier answers taught the cache (learnIds on answers of the same shapes).
 const learned = [
@@ -124,6 +127,15 @@ const ANSWERS: Record<string, Tag[]> = {
   "workflow definition": readsOf("run_watch", 1, pr5),
   "finished run log": readsOf("run_view_log_failed", 3, pr5),
   "check-runs of 5's head": restReadTags(`/repos/o/r/commits/${SHA5}/check-runs?filter=latest&per_page=100`),
+  "status of 6's head": restReadTags(`/repos/o/r/commits/${SHA6}/status`),
+  "run list --branch feature": readsOf("run_list_branch", 0, pr5),
+  "run list --branch other": readsOf("run_list_branch", 0, pr6),
+  "workflow list": readsOf("run_list_branch", 1, pr5),
+  "run view 1001": readsOf("run_watch", 0, pr5),
+  "run view 1002": readsOf("run_watch", 0, pr6),
+  "run jobs 1002": readsOf("run_watch", 5, pr6),
+  "job annotations": readsOf("run_watch", 6, pr5),
+  "run artifacts list": restReadTags("/repos/o/r/actions/artifacts"),
 };
 
 function dead(tags: readonly Tag[]): string[] {
@@ -176,16 +188,85 @@ describe("facet rules: each change invalidates exactly the answers that read wha
       ids: ["PR_5"],
       branch: "feature",
     });
+    expect(dead(tags)).toEqual(
+      [
+        "GET pulls/5",
+        "check-runs of 5's head",
+        "pr checks 5: PullRequestStatusChecks",
+        "pr view 5",
+        "pr view 5 --json checks",
+        // gh's `--json reviews` asks for mergeable and mergeStateStatus too
+        "pr view 5 --json reviews",
+        "run jobs",
+        // Which runs moved is not known here (no Actions guard named them): every Actions answer
+        // of the repository but the immutable ones.
+        "run jobs 1002",
+        "run list --branch feature",
+        "run list --branch other",
+        "run view 1001",
+        "run view 1002",
+        "job annotations",
+        "run artifacts list",
+        "workflow list",
+      ].sort(),
+    );
+  });
+
+  it("the Actions guard saw run 1001 (PR 5's head, branch feature) move → that run, the lists that show it, 5's checks; not run 1002 nor PR 6", () => {
+    const moved = [{ id: 1001, headSha: SHA5, branch: "feature" }];
+    // As the broker resolves the guard's repository-level target: the runs' tags, the lists' CI
+    // facets, and the checks of the PRs learned for the runs' branches.
+    const tags = resolveWrite(
+      {
+        tags: [
+          ...runsMovedTags("o", "r", moved),
+          ...checksMovedTags("o", "r", undefined, undefined).filter((t) => !t.startsWith("actions:")),
+        ],
+        objects: [],
+        nodeIds: [],
+        branches: [{ owner: "o", name: "r", branch: "feature", facets: ["checks"] }],
+      },
+      aliases,
+    );
+    expect(dead(tags)).toEqual(
+      [
+        "GET pulls/5",
+        "check-runs of 5's head",
+        "job annotations",
+        "pr checks 5: PullRequestStatusChecks",
+        "pr view 5",
+        "pr view 5 --json checks",
+        "pr view 5 --json reviews",
+        "run jobs",
+        "run list --branch feature",
+        "run view 1001",
+      ].sort(),
+    );
+  });
+
+  it("a PR's checks moved where the Actions guard watches the runs → its checks and commit checks, no Actions answer", () => {
+    const tags = [
+      ...objectChangeTags({ object: "num:o/r#6", facets: ["checks"], ids: ["PR_6"], branch: "other" }),
+      ...runsMovedTags("o", "r", []),
+      shaChecksTag("o", "r", SHA6),
+    ];
     expect(dead(tags)).toEqual([
-      "GET pulls/5",
-      "check-runs of 5's head",
-      "pr checks 5: PullRequestStatusChecks",
-      "pr view 5",
-      "pr view 5 --json checks",
-      // gh's `--json reviews` asks for mergeable and mergeStateStatus too
-      "pr view 5 --json reviews",
-      "run jobs",
+      "GET pulls/6",
+      "pr checks 6: PullRequestStatusChecks",
+      "pr view 6",
+      "status of 6's head",
     ]);
+  });
+
+  it("the Actions guard vouches for runs, run lists and jobs; a head's vouch for its commit checks; nothing for other Actions data", () => {
+    for (const name of ["run list --branch feature", "run view 1001", "run jobs", "job annotations"])
+      expect(vouchGroups(ANSWERS[name] ?? []), name).toEqual([["runs:o/r"]]);
+    expect(vouchGroups(ANSWERS["status of 6's head"] ?? [])).toEqual([[`sha:o/r@${SHA6}`]]);
+    // Artifacts, caches, the workflow list: the guard's page does not show them move.
+    expect(vouchGroups(ANSWERS["run artifacts list"] ?? [])).toBeUndefined();
+    expect(vouchGroups(ANSWERS["workflow list"] ?? [])).toBeUndefined();
+    // A branch's checks by name follow pushes, which no Actions vouch covers.
+    expect(vouchGroups(restReadTags("/repos/o/r/commits/feature/check-runs"))).toBeUndefined();
   });
 
   it("a branch delete → that branch's PR (state, head), its lookup and the lists; not PR 6", () => {
@@ -299,7 +380,8 @@ describe("facet rules: each change invalidates exactly the answers that read wha
     expect(vouchGroups(ANSWERS["pr view 5"] ?? [])).toContainEqual(["num:o/r#5"]);
     expect(vouchGroups(ANSWERS["branch lookup feature"] ?? [])).toEqual([["pulls:o/r", "issues:o/r"]]);
     expect(vouchGroups(restReadTags("/repos/o/r/issues?state=open"))).toEqual([["issues:o/r"]]);
-    expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toBeUndefined();
-    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toBeUndefined();
+    // Commit checks and Actions answers have their own signals since the Actions guard (decision 0013).
+    expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toEqual([[`sha:o/r@${SHA5}`]]);
+    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toEqual([["runs:o/r"]]);
   });
 });

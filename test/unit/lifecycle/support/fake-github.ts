@@ -9,10 +9,17 @@ import { createHash } from "node:crypto";
 import { graphql, parse } from "graphql";
 import { computeQueryCost, loadGitHubSchema, validateGitHubDocument } from "../../../../github/index.js";
 import type { LifecycleEvent } from "../../../../lifecycle/core/lifecycle-event.js";
-import type { InvalidateTarget, LifecyclePorts, VouchTarget } from "../../../../lifecycle/ports.js";
+import type {
+  ActionsVouchTarget,
+  InvalidateTarget,
+  LifecyclePorts,
+  VouchTarget,
+} from "../../../../lifecycle/ports.js";
 
 export interface FakeCheck {
   name: string;
+  /** The check's app; GitHub Actions (a job of the head's workflow run) when absent. */
+  app?: string;
   status: "QUEUED" | "IN_PROGRESS" | "COMPLETED";
   conclusion: string | null;
   startedAt: number;
@@ -58,6 +65,8 @@ export interface FakeGitHub {
   readonly events: LifecycleEvent[];
   readonly invalidations: InvalidateTarget[];
   readonly vouches: VouchTarget[];
+  /** What ports.vouchActions was told (only with the actionsVouches option). */
+  readonly actionsVouches: ActionsVouchTarget[];
   /** What ports.agentReads answers, by "repo#number" (absent: never read). */
   readonly agentReads: Map<string, number>;
   readonly counts: {
@@ -91,13 +100,23 @@ export interface FakeGitHub {
   resetCounts(): void;
 }
 
-/** listVouches: the cache listens for list vouches (ports.vouchLists), so the issues-list guard runs. */
-export function createFakeGitHub(now: () => number, options: { listVouches?: boolean } = {}): FakeGitHub {
+/**
+ * listVouches: the cache listens for list vouches (ports.vouchLists), so the issues-list guard runs.
+ * actionsVouches: it listens for Actions vouches (ports.vouchActions), so the Actions guard runs;
+ * each head's Actions checks form one workflow run whose updated_at follows its jobs, as on GitHub.
+ */
+export function createFakeGitHub(
+  now: () => number,
+  options: { listVouches?: boolean; actionsVouches?: boolean } = {},
+): FakeGitHub {
   const schema = loadGitHubSchema();
   const prs = new Map<string, FakePr>();
   const events: LifecycleEvent[] = [];
   const invalidations: InvalidateTarget[] = [];
   const vouches: VouchTarget[] = [];
+  const actionsVouches: ActionsVouchTarget[] = [];
+  /** Workflow run ids by head SHA (one run per head), in creation order. */
+  const runIds = new Map<string, number>();
   let invalidateFailures = 0;
   const agentReads = new Map<string, number>();
   const counts = {
@@ -217,6 +236,37 @@ export function createFakeGitHub(now: () => number, options: { listVouches?: boo
           .map((p) => ({ number: p.number, updated_at: iso(p.updatedAt), pull_request: {} })),
       };
     }
+    if (parts[3] === "actions" && parts[4] === "runs" && parts.length === 5) {
+      const runs = inRepo
+        .map((pr) => ({
+          pr,
+          jobs: pr.checks.filter((c) => (c.app ?? "github-actions") === "github-actions"),
+        }))
+        .filter(({ jobs }) => jobs.length > 0)
+        .map(({ pr, jobs }) => {
+          let id = runIds.get(pr.headSha);
+          if (id === undefined) {
+            id = 5000 + runIds.size;
+            runIds.set(pr.headSha, id);
+          }
+          const done = jobs.every((j) => j.status === "COMPLETED");
+          const failed = jobs.some((j) => j.status === "COMPLETED" && j.conclusion !== "SUCCESS");
+          const times = jobs.flatMap((j) => [j.startedAt, j.completedAt ?? 0]);
+          return {
+            id,
+            head_sha: pr.headSha,
+            head_branch: pr.headRef,
+            status: done ? "completed" : jobs.some((j) => j.status !== "QUEUED") ? "in_progress" : "queued",
+            conclusion: done ? (failed ? "failure" : "success") : null,
+            run_attempt: 1,
+            created_at: iso(Math.min(...jobs.map((j) => j.startedAt))),
+            updated_at: iso(Math.max(...times)),
+          };
+        })
+        .sort((a, b) => b.id - a.id);
+      const perPage = Number(url.searchParams.get("per_page") ?? 30);
+      return { status: 200, body: { total_count: runs.length, workflow_runs: runs.slice(0, perPage) } };
+    }
     if (parts[3] === "commits") {
       const pr = inRepo.find((p) => p.headSha === parts[4]);
       if (!pr) return { status: 422 };
@@ -232,6 +282,7 @@ export function createFakeGitHub(now: () => number, options: { listVouches?: boo
               started_at: iso(c.startedAt),
               completed_at: iso(c.completedAt),
               details_url: `https://ci.example/${c.name}`,
+              app: { slug: c.app ?? "github-actions" },
             })),
           },
         };
@@ -300,6 +351,13 @@ export function createFakeGitHub(now: () => number, options: { listVouches?: boo
       vouches.push(...targets);
     },
     ...(options.listVouches ? { async vouchLists() {} } : {}),
+    ...(options.actionsVouches
+      ? {
+          async vouchActions(targets: readonly ActionsVouchTarget[]) {
+            actionsVouches.push(...targets);
+          },
+        }
+      : {}),
     async agentReads(list) {
       return list.map(({ repo, pr }) => agentReads.get(key(repo, pr)) ?? null);
     },
@@ -317,6 +375,7 @@ export function createFakeGitHub(now: () => number, options: { listVouches?: boo
     events,
     invalidations,
     vouches,
+    actionsVouches,
     agentReads,
     counts,
     get budget() {
@@ -398,6 +457,7 @@ export function createFakeGitHub(now: () => number, options: { listVouches?: boo
       events.length = 0;
       invalidations.length = 0;
       vouches.length = 0;
+      actionsVouches.length = 0;
     },
   };
 }

@@ -1,0 +1,35 @@
+/**
+ * Which PRs the repository's Actions guard covers. The guard (guard-runner.ts, core/actions-runs.ts)
+ * sees every move of the workflow runs on its page; a PR's check runs are then watched by it when
+ * they all come from GitHub Actions (the last check-runs page read for the current head said so),
+ * that page was read after the guard's first read (nothing could move between unseen), every check
+ * run the lifecycle's facts hold was on that page, and the guard's page watches the head's runs. Such a PR's check-runs guard is only a backstop, and its
+ * checks are vouched for as of the Actions guard's last confirmation.
+ */
+import { watchesHead } from "./core/actions-runs.js";
+import type { PrFacts } from "./core/pr-facts.js";
+import { normalizeRepo } from "./core/repo-ref.js";
+import type { PrTrack, RepoTrack, SessionIndex } from "./session-index.js";
+
+/** The repository's Actions guard answers (so Actions answers follow its moves, not a repo-wide one). */
+export function actionsWatching(repo: RepoTrack | undefined): boolean {
+  return repo !== undefined && repo.actionsConfirmedAt !== null && repo.actionsCover !== null;
+}
+
+/** The time up to which the Actions guard vouches for this PR's check runs; null when it does not cover them. */
+export function actionsCoverAt(
+  index: SessionIndex,
+  track: PrTrack,
+  facts: PrFacts | undefined = index.factsFor(track.key),
+): number | null {
+  const repo = index.repos.get(normalizeRepo(track.repo));
+  if (!repo || !actionsWatching(repo) || repo.actionsSince === null || repo.actionsCover === null)
+    return null;
+  if (facts?.state !== "OPEN" || track.checksSha !== facts.headSha) return null;
+  if (track.checksActionsOnly !== true || track.checksConfirmedAt === null) return null;
+  if (track.checksConfirmedAt <= repo.actionsSince) return null;
+  // A check run GraphQL showed since that the check-runs page did not list may be another app's.
+  if (facts.checks.some((c) => c.kind === "check-run" && !track.checksNames.has(c.name))) return null;
+  if (!watchesHead(repo.actionsCover, facts.headSha)) return null;
+  return repo.actionsConfirmedAt;
+}
