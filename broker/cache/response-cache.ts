@@ -19,6 +19,9 @@
  * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
  *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
  *        guards at its active cadence, so their vouches stay recent.
+ * Refresh p:rr:<tag> ZSET (cache-key hash → when agents last read it), p:rq:<hash> its replay,
+ *        p:rp:<hash> a refresh pending after a signal moved its tags (refresh-registry.ts; decision
+ *        0014): read with the entry, so stale-while-revalidate costs no extra round trip.
  * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
  *        recently used entries are deleted. Touches are batched (at most one per key per second)
  *        so a hit does not cost an extra write each time.
@@ -32,6 +35,7 @@ import type { PubSubHub } from "../redis/pubsub-hub.js";
 import type { Tag } from "./core/facets.js";
 import type { LearnedAliases } from "./core/graphql-analysis.js";
 import type { Aliases, AliasRequest } from "./core/resolve-write.js";
+import type { PendingRefresh } from "./core/serve-decision.js";
 import { LocalAnswerCache } from "./local-answer-cache.js";
 
 export interface CachedAnswer {
@@ -51,6 +55,36 @@ export interface LookupResult {
   readonly vouchedAt: number;
   /** Current generations of the requested tags, to store with a fresh answer. */
   readonly generations: Readonly<Record<Tag, number>>;
+  /** A refresh pending for this key after a signal moved its tags (stale-while-revalidate). */
+  readonly pending?: PendingRefresh | undefined;
+}
+
+/** Who moved tags: a signal (lifecycle guard, webhook) or a write through the broker. */
+export type InvalidationOrigin = "signal" | "write";
+
+export interface Invalidation {
+  readonly origin: InvalidationOrigin;
+  /** When the broker learned of the change, epoch ms. */
+  readonly at: number;
+  /** Each moved tag: [generation before, after] (INCR is atomic, so before = after − 1). */
+  readonly moves: Readonly<Record<Tag, readonly [number, number]>>;
+}
+
+export type InvalidationListener = (invalidation: Invalidation) => void;
+
+/** The Redis key of a pending refresh marker (read by lookup, written by refresh-registry.ts). */
+export function pendingRefreshKey(prefix: string, hashed: string): string {
+  return `${prefix}:rp:${hashed}`;
+}
+
+function parsePending(value: string | null | undefined): PendingRefresh | undefined {
+  if (!value) return undefined;
+  try {
+    const v = JSON.parse(value) as PendingRefresh;
+    return typeof v.knownAt === "number" && typeof v.moves === "object" && v.moves !== null ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ResponseCacheOptions {
@@ -87,6 +121,7 @@ export class ResponseCache {
   #touchTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #evictions = 0;
+  readonly #listeners = new Set<InvalidationListener>();
   readonly #local: LocalAnswerCache<CachedAnswer>;
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -129,12 +164,17 @@ export class ResponseCache {
     key: string,
     tags: readonly Tag[],
     vouchGroups: readonly (readonly string[])[] = [],
+    options: { readonly pending?: boolean } = {},
   ): Promise<LookupResult> {
     const hashed = ResponseCache.hashKey(key);
     const pipeline = this.#redis.pipeline();
     pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
     const vouchTags = [...new Set(vouchGroups.flat())];
-    const keys = [...tags.map((t) => `${this.#p}:g:${t}`), ...vouchTags.map((t) => `${this.#p}:v:${t}`)];
+    const keys = [
+      ...tags.map((t) => `${this.#p}:g:${t}`),
+      ...vouchTags.map((t) => `${this.#p}:v:${t}`),
+      ...(options.pending ? [pendingRefreshKey(this.#p, hashed)] : []),
+    ];
     if (keys.length > 0) pipeline.mget(...keys);
     const results = (await pipeline.exec()) ?? [];
     const raw = results[0]?.[1] as Record<string, Buffer> | undefined;
@@ -153,6 +193,7 @@ export class ResponseCache {
       return vouches.length > 0 ? Math.min(...vouches) : 0;
     };
     const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt: 0 };
+    const pending = options.pending ? parsePending(values[tags.length + vouchTags.length]) : undefined;
     if (!raw?.meta || !raw.body) return missing;
     let meta: Omit<CachedAnswer, "body">;
     try {
@@ -164,7 +205,13 @@ export class ResponseCache {
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
-    return { answer, tagsCurrent, generations, vouchedAt: vouchedAtFor(meta.storedAt) };
+    return {
+      answer,
+      tagsCurrent,
+      generations,
+      vouchedAt: vouchedAtFor(meta.storedAt),
+      ...(pending ? { pending } : {}),
+    };
   }
 
   /**
@@ -232,15 +279,42 @@ export class ResponseCache {
     return refreshed;
   }
 
-  /** Bumps the generations of exactly these tags (core/resolve-write.ts resolves them). */
-  async invalidate(tags: readonly Tag[]): Promise<void> {
-    if (tags.length === 0) return;
+  /**
+   * Bumps the generations of exactly these tags (core/resolve-write.ts resolves them) and tells
+   * this broker's listeners (the refresher) what moved, from which generation to which. `origin`
+   * says who saw the change: only a signal's moves may be served stale while they are refreshed.
+   */
+  async invalidate(
+    tags: readonly Tag[],
+    options: { readonly origin?: InvalidationOrigin } = {},
+  ): Promise<Invalidation | undefined> {
+    if (tags.length === 0) return undefined;
     const all = [...new Set(tags)];
     const pipeline = this.#redis.pipeline();
     for (const tag of all) pipeline.incr(`${this.#p}:g:${tag}`);
     pipeline.publish(this.#invalidations, JSON.stringify(all));
     this.#local.invalidate(all);
-    await pipeline.exec();
+    const results = (await pipeline.exec()) ?? [];
+    const moves: Record<Tag, readonly [number, number]> = {};
+    all.forEach((tag, i) => {
+      const after = Number(results[i]?.[1] ?? Number.NaN);
+      if (Number.isFinite(after)) moves[tag] = [after - 1, after];
+    });
+    const invalidation: Invalidation = { origin: options.origin ?? "write", at: this.#now(), moves };
+    for (const listener of this.#listeners) {
+      try {
+        listener(invalidation);
+      } catch {
+        // a listener's failure is its own; the invalidation has happened
+      }
+    }
+    return invalidation;
+  }
+
+  /** Hears every invalidation made through this instance; returns the way to stop. */
+  onInvalidated(listener: InvalidationListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The learned aliases a write's resolution needs (ids → objects → their ids and branch). */

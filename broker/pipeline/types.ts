@@ -19,7 +19,9 @@ export type CacheResult = (typeof CACHE_RESULTS)[number];
 
 /** Results that cost GitHub nothing for this caller. */
 export function isFreeResult(result: CacheResult): boolean {
-  return result === "HIT" || result === "STALE" || result === "REVALIDATED";
+  return (
+    result === "HIT" || result === "STALE" || result === "STALE_REVALIDATING" || result === "REVALIDATED"
+  );
 }
 
 /** Who is asking. Built by the gateway from a session or invocation token; never holds the token. */
@@ -92,6 +94,11 @@ export interface GhRequest {
   readonly staleAvailable?: boolean | undefined;
   /** Set by the cache layer for the fill layer below coalescing: what to store, or to refresh on a 304. */
   readonly cacheContext?: CacheContext | undefined;
+  /**
+   * The broker's own refresh of an answer agents read (decision 0014): never served from the
+   * cache, stored under the new generations, batched within the refresh window.
+   */
+  readonly refresh?: boolean | undefined;
   /** Set by coalescing and batching: who shares this request's upstream cost. */
   readonly sharing?: CostSharing | undefined;
   readonly receivedAt: number;
