@@ -205,7 +205,8 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
       lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchGroups ?? [], {
-        pending: swrMs > 0 && !request.refresh,
+        // Only agents are served while a refresh is pending: the lifecycle's reads are the signal.
+        pending: swrMs > 0 && !own,
       });
     } catch (error) {
       // The cache is an optimisation: without Redis the request still goes upstream.
@@ -214,7 +215,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     }
     const answer = lookup.answer;
     const t = now();
-    if (c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && t - answer.storedAt < c.freshMs)) {
+    if (!own && c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && t - answer.storedAt < c.freshMs)) {
       // Past plain freshness: tell the lifecycle this PR is being read, so its guards keep the
       // vouches for it recent. A twentieth of the vouch window keeps the marks cheap.
       cache.noteAgentRead(c.vouchTags, c.guardedFreshMs / 20).catch((error: unknown) => {
@@ -225,7 +226,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     const lastModified = c.kind === "rest-read" && answer ? answer.headers["last-modified"] : undefined;
     const decision = decideServe({
       now: t,
-      ...(answer ? { answer } : {}),
+      answer,
       generations: lookup.generations,
       freshMs: c.freshMs,
       guardedFreshMs: c.guardedFreshMs,

@@ -9,8 +9,17 @@
  */
 import type { Tag } from "./facets.js";
 
-/** The headers kept with a replay: those that belong to the cache key (classify.ts). */
-export const REPLAY_HEADERS = ["accept", "x-github-api-version", "graphql-features"] as const;
+/**
+ * The headers kept with a replay: exactly those that belong to the cache key (pipeline/classify.ts
+ * VARYING_HEADERS), so the refreshed answer is stored under the key the agent reads.
+ */
+export const REPLAY_HEADERS = [
+  "accept",
+  "x-github-api-version",
+  "graphql-features",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+] as const;
 
 export interface ReplaySpec {
   readonly method: "GET" | "POST";

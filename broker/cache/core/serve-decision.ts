@@ -43,7 +43,9 @@ export interface PendingRefresh {
 export interface ServeFacts {
   readonly now: number;
   /** The stored answer, when there is one. */
-  readonly answer?: { readonly storedAt: number; readonly generations: Readonly<Record<string, number>> };
+  readonly answer?:
+    | { readonly storedAt: number; readonly generations: Readonly<Record<string, number>> }
+    | undefined;
   /** Current generations of the tags the request reads. */
   readonly generations: Readonly<Record<string, number>>;
   readonly freshMs: number;
