@@ -74,7 +74,8 @@ function coalesceKey(request: GhRequest): string | undefined {
         .join(",")
     : "";
   // The validator the cache layer attached is part of the request GitHub sees.
-  return `${c.cacheKey}\u0000${request.headers["if-none-match"] ?? ""}\u0000${request.headers["if-modified-since"] ?? ""}\u0000${generations}`;
+  const key = `${c.cacheKey}\u0000${request.headers["if-none-match"] ?? ""}\u0000${request.headers["if-modified-since"] ?? ""}`;
+  return generations ? `${key}\u0000${generations}` : key;
 }
 
 function round3(n: number): number {
