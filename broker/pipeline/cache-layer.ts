@@ -238,6 +238,8 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
       clientConditional: request.headers["if-none-match"] !== undefined,
     });
     if (!own) noteRead(request, ResponseCache.hashKey(c.cacheKey));
+    // Someone fetched it again since it moved (an agent's own miss after a write): nothing to do.
+    if (request.refresh && answer && lookup.tagsCurrent) return answerToResponse(request, answer, "HIT");
     // A refresh never serves what it is refreshing; everyone else may be served.
     if (!request.refresh && answer && "serve" in decision)
       return answerToResponse(request, answer, decision.serve);

@@ -66,12 +66,16 @@ export interface RefreshRunnerOptions {
 export interface RefreshStats {
   /** Refresh rounds sent. */
   readonly rounds: number;
-  /** Answers fetched again (GraphQL and REST). */
+  /** Answers fetched again (GraphQL and REST), by a request of the refresh's own. */
   readonly answers: number;
   readonly graphqlAnswers: number;
   readonly restAnswers: number;
   /** Registered answers not refreshed (read too long ago, no replay, over maxAnswers). */
   readonly skipped: number;
+  /** Planned, but already fetched again since the move (by an agent's own read): not sent. */
+  readonly alreadyCurrent: number;
+  /** Joined a read of the same answer already in flight (an agent's): no request of its own. */
+  readonly coalesced: number;
   readonly failed: number;
 }
 
@@ -86,7 +90,16 @@ export class RefreshRunner {
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
   #closed = false;
-  #stats = { rounds: 0, answers: 0, graphqlAnswers: 0, restAnswers: 0, skipped: 0, failed: 0 };
+  #stats = {
+    rounds: 0,
+    answers: 0,
+    graphqlAnswers: 0,
+    restAnswers: 0,
+    skipped: 0,
+    alreadyCurrent: 0,
+    coalesced: 0,
+    failed: 0,
+  };
 
   constructor(options: RefreshRunnerOptions) {
     this.#o = options;
@@ -196,7 +209,9 @@ export class RefreshRunner {
       const send = () => this.#o.pipeline(request);
       const response = await (this.#o.run ? this.#o.run(request, send) : send());
       ok = response.status < 400;
-      if (ok) {
+      if (response.cache === "HIT") this.#stats.alreadyCurrent += 1;
+      else if (response.cache === "COALESCED") this.#stats.coalesced += 1;
+      else if (ok) {
         this.#stats.answers += 1;
         if (planned.spec.graphql) this.#stats.graphqlAnswers += 1;
         else this.#stats.restAnswers += 1;

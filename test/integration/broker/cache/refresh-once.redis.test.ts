@@ -97,7 +97,7 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function startStack(staleWhileRevalidateMs: number): Promise<Stack> {
+async function startStack(staleWhileRevalidateMs: number, windowMs = 20): Promise<Stack> {
   const prefix = redis.prefix();
   const r = createRedisClient(redis.url);
   const cache = new ResponseCache({
@@ -134,7 +134,7 @@ async function startStack(staleWhileRevalidateMs: number): Promise<Stack> {
     pipeline,
     classify,
     logger: silentLogger(),
-    windowMs: 20,
+    windowMs,
     recentReadMs: 60_000,
     maxAnswers: 100,
     staleWhileRevalidateMs,
@@ -357,6 +357,42 @@ describe("refresh once, for everyone", () => {
     // And once everything settled, what is served contains the write.
     const settled = await stack.pipeline(read());
     expect(settled.body.toString("utf8")).toContain("written by the session");
+  });
+});
+
+describe("refresh after a write", () => {
+  let stack: Stack;
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  it("is not sent for an answer the writer fetched again after its write", async () => {
+    stack = await startStack(10_000, 300);
+    const read = () => ghRequest("pr_view_comments", 0, "w", PR1);
+    await stack.pipeline(read());
+    const comment = buildApiRequest(
+      {
+        method: "POST",
+        path: "/repos/acme/widgets/issues/1/comments",
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify({ body: "second comment" })),
+        caller: caller("w"),
+        deadlineMs: 20_000,
+      },
+      classify,
+    );
+    expect((await stack.pipeline(comment)).status).toBe(201);
+    const own = await stack.pipeline(read());
+    expect(own.headers[UPSTREAM_REASON_HEADER]).toBe("moved");
+    expect(own.body.toString("utf8")).toContain("second comment");
+    const before = simCounts();
+    await stack.runner.settled();
+    // Already current when the refresh looked, or still in flight and joined: never sent again.
+    const stats = stack.runner.stats;
+    expect(stats).toMatchObject({ rounds: 1, answers: 0, failed: 0 });
+    expect(stats.alreadyCurrent + stats.coalesced).toBe(1);
+    expect(stack.reads.filter((x) => x.reason === "refresh")).toHaveLength(0);
+    expect(simCounts()).toEqual(before);
   });
 });
 
