@@ -9,7 +9,7 @@
  *   once the change is known for longer than the bound;
  * - a session's own write is never answered with its pre-write answer, refresh pending or not.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fillPath, fillValue, type JsonValue } from "../../../../bench/core/capture-template.js";
 import { GH_223_CAPTURES } from "../../../../bench/replay/gh-2.23-requests.generated.js";
 import { buildApiRequest } from "../../../../broker/api-request.js";
