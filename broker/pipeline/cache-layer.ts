@@ -72,10 +72,21 @@ function withReason(response: GhResponse, reason: UpstreamReason): GhResponse {
   return { ...response, headers: { ...response.headers, [UPSTREAM_REASON_HEADER]: reason } };
 }
 
+/** JSON text without formatting differences (a merged query's split answer is re-serialised). */
+function canonicalJson(body: Buffer): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(body.toString("utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
 function sameBody(previous: CachedAnswer | undefined, response: GhResponse): boolean {
   if (response.status === 304 || response.cache === "REVALIDATED") return true;
   if (!previous || previous.status !== response.status) return false;
-  return previous.body.equals(response.body);
+  if (previous.body.equals(response.body)) return true;
+  const before = canonicalJson(previous.body);
+  return before !== undefined && before === canonicalJson(response.body);
 }
 
 function answerToResponse(

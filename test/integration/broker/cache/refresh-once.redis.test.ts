@@ -261,6 +261,12 @@ describe("refresh once, for everyone", () => {
     // Charged to the budget as the lifecycle's (the broker's) session.
     expect(stack.budget.admissions.filter((a) => a.sessionId === "ao-lifecycle").length).toBeGreaterThan(0);
     expect(stack.reads.filter((x) => x.reason === "refresh")).toHaveLength(3);
+    // Nothing changed in the world (the signal here is a test's): every refreshed body is identical.
+    expect(stack.reads.filter((x) => x.reason === "refresh").map((x) => x.identical)).toEqual([
+      true,
+      true,
+      true,
+    ]);
 
     for (const session of ["a", "b", "c"]) {
       const next = await Promise.all(variants(session).map((q) => stack.pipeline(q)));
@@ -318,6 +324,10 @@ describe("refresh once, for everyone", () => {
     expect(lateAnswer.cache).not.toBe("HIT");
     expect(lateAnswer.headers[UPSTREAM_REASON_HEADER]).toBe("moved");
     expect(lateAnswer.body.toString("utf8")).toContain('"bug"');
+    // The refresh (which that read joined, or went beside) brought a new body: not identical.
+    expect(stack.reads.some((x) => (x.reason === "refresh" || x.reason === "moved") && !x.identical)).toBe(
+      true,
+    );
     await stack.runner.settled();
   });
 
