@@ -14,7 +14,8 @@
  * Branch p:ob:<object> → head branch, p:bo:<branch tag> SET of objects: a state change moves that
  *        branch's PR lookup only; a deleted branch moves its PRs.
  * Vouch  p:v:<object>  the time (ms) up to which a free signal (the lifecycle's guards) saw nothing
- *        change for that object (num: or node:). Every change seen before that time was
+ *        change for that object (num: or node:; nodei:<id> for the issues-list guard's vouch of a
+ *        learned id, p:ri:<o/r> the set of a repository's learned ids). Every change seen before that time was
  *        invalidated first, so an answer whose tags are current is good as of the vouch.
  * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
  *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
@@ -227,12 +228,25 @@ export class ResponseCache {
         e.tag.startsWith("num:") ? this.#redis.smembers(`${this.#p}:ti:${e.tag}`) : Promise.resolve([]),
       ),
     );
+    // The issues-list guard vouches for every id learned in its repository (`nodei:<id>`): its
+    // invalidations move those ids' node facets as well as the num: ones.
+    const repoIds = await Promise.all(
+      entries.map((e) =>
+        e.tag.startsWith("issues:")
+          ? this.#redis.smembers(`${this.#p}:ri:${e.tag.slice("issues:".length)}`)
+          : Promise.resolve([]),
+      ),
+    );
     const pipeline = this.#redis.pipeline();
     const ttl = Math.max(60, this.#options.retainSeconds);
     entries.forEach(({ tag, at, since }, i) => {
       // "at" or "at:since": answers stored before `since` are not covered (the signal's first read).
       const value = since ? `${Math.floor(at)}:${Math.floor(since)}` : String(Math.floor(at));
-      for (const t of [tag, ...(idSets[i] ?? []).map((id) => `node:${id}`)]) {
+      for (const t of [
+        tag,
+        ...(idSets[i] ?? []).map((id) => `node:${id}`),
+        ...(repoIds[i] ?? []).map((id) => `nodei:${id}`),
+      ]) {
         pipeline.set(`${this.#p}:v:${t}`, value, "EX", ttl);
       }
     });
@@ -391,6 +405,12 @@ export class ResponseCache {
       pipeline.set(`${this.#p}:id:${id}`, JSON.stringify([object]), "EX", ttl);
       pipeline.sadd(`${this.#p}:ti:${object}`, id);
       pipeline.expire(`${this.#p}:ti:${object}`, ttl);
+      const repo = /^num:([^#]+)#/.exec(object)?.[1];
+      if (repo) {
+        // The ids of a repository's PRs and issues, for the issues-list guard's vouches.
+        pipeline.sadd(`${this.#p}:ri:${repo}`, id);
+        pipeline.expire(`${this.#p}:ri:${repo}`, this.#options.retainSeconds);
+      }
     }
     for (const [object, branch] of learned.branches) {
       const repo = /^num:([^#]+)#/.exec(object)?.[1];
