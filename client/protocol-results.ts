@@ -7,7 +7,15 @@
  */
 
 /** How an answer was served; the gateway sends the same value as `x-ao-broker-cache`. */
-export type CacheResult = "HIT" | "REVALIDATED" | "MISS" | "COALESCED" | "BATCHED" | "STALE" | "BYPASS";
+export type CacheResult =
+  | "HIT"
+  | "REVALIDATED"
+  | "MISS"
+  | "COALESCED"
+  | "BATCHED"
+  | "STALE"
+  | "STALE_REVALIDATING"
+  | "BYPASS";
 
 /** Upstream priority classes, highest first. */
 export type Priority = "lifecycle" | "interactive" | "write" | "background";

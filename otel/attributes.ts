@@ -92,5 +92,6 @@ export const CACHE_RESULT_VALUES = [
   "COALESCED",
   "BATCHED",
   "STALE",
+  "STALE_REVALIDATING",
   "BYPASS",
 ] as const;

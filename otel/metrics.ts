@@ -80,6 +80,22 @@ export const METRIC_DEFINITIONS = {
     description:
       "What GitHub charged the token for upstream calls (GraphQL rateLimit.cost, 1 per REST request, 0 for a 304).",
   },
+  upstreamReads: {
+    name: "ao_broker.upstream.reads",
+    kind: "counter",
+    unit: "{request}",
+    attributes: ["reason", "identical", "resource"],
+    description:
+      "Reads that went to GitHub, by why (absent, moved, unvouched, vouch-old, revalidate, bypass, refresh, signal) and whether the new body equalled the answer stored before for the same key (identical: true/false).",
+  },
+  upstreamReadPoints: {
+    name: "ao_broker.upstream.read_points",
+    kind: "counter",
+    unit: "{point}",
+    attributes: ["reason", "identical", "resource"],
+    description:
+      "What those reads cost: GraphQL points (a merged query's share) or REST requests (0 for a 304), by the same reason and identical attributes.",
+  },
   budgetLimit: {
     name: "ao_broker.budget.limit",
     kind: "gauge",
@@ -184,7 +200,7 @@ export interface RequestMeasurement {
   /** AO-style operation (gh.pr.view); mapped to the bounded vocabulary. */
   readonly command?: string | undefined;
   readonly resource: string;
-  /** HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, BYPASS. */
+  /** HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, STALE_REVALIDATING, BYPASS. */
   readonly cache: string;
   /** Charged to the caller. */
   readonly cost: number;
@@ -199,6 +215,14 @@ export interface UpstreamMeasurement {
   readonly durationMs: number;
   /** What GitHub charged (rateLimit.cost, 1 per REST call, 0 for a 304). */
   readonly cost?: number | undefined;
+}
+
+export interface UpstreamReadMeasurement {
+  /** Why the read went upstream (broker/cache/core/serve-decision.ts UPSTREAM_REASONS). */
+  readonly reason: string;
+  readonly identical: boolean;
+  readonly points: number;
+  readonly resource: string;
 }
 
 export interface BudgetMeasurement {
@@ -220,6 +244,7 @@ export interface LifecycleCycleMeasurement {
 export interface BrokerMetrics {
   recordRequest(measurement: RequestMeasurement): void;
   recordUpstream(measurement: UpstreamMeasurement): void;
+  recordUpstreamRead(measurement: UpstreamReadMeasurement): void;
   setBudget(measurement: BudgetMeasurement): void;
   setQueueDepth(priority: string, depth: number): void;
   recordQueueWait(priority: string, waitMs: number): void;
@@ -241,6 +266,7 @@ export interface BrokerMetricsOptions {
 const LABEL_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 const PRIORITY_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 const METHOD_PATTERN = /^[A-Z]{3,7}$/;
+const REASON_PATTERN = /^[a-z][a-z-]{0,15}$/;
 
 function boundedLabel(value: string, pattern: RegExp): string {
   return pattern.test(value) ? value : "other";
@@ -275,6 +301,8 @@ export function createBrokerMetrics(meter: Meter, options: BrokerMetricsOptions 
   const upstreamRequests = counter(d.upstreamRequests);
   const upstreamDuration = histogram(d.upstreamDuration);
   const upstreamCost = counter(d.upstreamCost);
+  const upstreamReads = counter(d.upstreamReads);
+  const upstreamReadPoints = counter(d.upstreamReadPoints);
   const budgetLimit = gauge(d.budgetLimit);
   const budgetRemaining = gauge(d.budgetRemaining);
   const budgetUsed = gauge(d.budgetUsed);
@@ -311,6 +339,15 @@ export function createBrokerMetrics(meter: Meter, options: BrokerMetricsOptions 
       });
       upstreamDuration.record(m.durationMs / 1000, { resource });
       if (m.cost !== undefined && m.cost > 0) upstreamCost.add(m.cost, { resource });
+    },
+    recordUpstreamRead(m) {
+      const attributes = {
+        reason: boundedLabel(m.reason, REASON_PATTERN),
+        identical: m.identical ? "true" : "false",
+        resource: boundedLabel(m.resource, LABEL_PATTERN),
+      };
+      upstreamReads.add(1, attributes);
+      if (m.points > 0) upstreamReadPoints.add(m.points, attributes);
     },
     setBudget(m) {
       const attributes = { resource: boundedLabel(m.resource, LABEL_PATTERN) };

@@ -183,7 +183,7 @@ export function startRequestSpan(
 
 export interface RequestOutcome {
   readonly status: number;
-  /** HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, BYPASS. */
+  /** HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, STALE_REVALIDATING, BYPASS. */
   readonly cache: string;
   /** Charged to this caller. */
   readonly cost: number;

@@ -28,6 +28,45 @@ export const cacheSettings = z
       .describe(
         "GraphQL answers about PRs the lifecycle watches stay served this long after its guards last saw nothing change (each change it sees invalidates them first); 0 turns it off.",
       ),
+    staleWhileRevalidateMs: ms
+      .max(30_000)
+      .default(10_000)
+      .describe(
+        "After a signal (a lifecycle guard, a webhook) moved an answer agents read, that answer is still served (x-ao-broker-cache: STALE_REVALIDATING) for at most this long after the change was seen, while the broker fetches it again once for everyone. What an agent sees is then at most the signal's lag (one active guard cycle, 10 s by default) plus this behind GitHub: 20 s by default, never more than 30 s for the setting alone. Never applies to a move caused by a write, nor to a request with its own If-None-Match. 0 turns it off.",
+      ),
+    refresh: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Refresh once, for everyone: when a signal or a write moves answers agents recently read, this broker fetches them again itself (one merged GraphQL query, conditional GETs for REST) so the agents' next reads are hits.",
+          ),
+        windowMs: ms
+          .max(5_000)
+          .default(150)
+          .describe(
+            "Moves are collected this long before one refresh is sent (a lifecycle cycle's changes land in one window).",
+          ),
+        batchWindowMs: ms
+          .max(5_000)
+          .default(50)
+          .describe("How long a refresh's GraphQL queries wait for each other to merge into one query."),
+        recentReadMs: ms
+          .min(1_000)
+          .default(120_000)
+          .describe(
+            "Only answers an agent read this recently are refreshed (the registry forgets older reads).",
+          ),
+        maxAnswers: z
+          .number()
+          .int()
+          .min(1)
+          .max(5_000)
+          .default(300)
+          .describe("Most answers fetched again in one refresh, the most recently read first."),
+      })
+      .prefault({}),
     maxBytes: z
       .number()
       .int()

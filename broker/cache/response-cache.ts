@@ -14,11 +14,15 @@
  * Branch p:ob:<object> → head branch, p:bo:<branch tag> SET of objects: a state change moves that
  *        branch's PR lookup only; a deleted branch moves its PRs.
  * Vouch  p:v:<object>  the time (ms) up to which a free signal (the lifecycle's guards) saw nothing
- *        change for that object (num: or node:). Every change seen before that time was
+ *        change for that object (num: or node:; nodei:<id> for the issues-list guard's vouch of a
+ *        learned id, p:ri:<o/r> the set of a repository's learned ids). Every change seen before that time was
  *        invalidated first, so an answer whose tags are current is good as of the vouch.
  * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
  *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
  *        guards at its active cadence, so their vouches stay recent.
+ * Refresh p:rr:<tag> ZSET (cache-key hash → when agents last read it), p:rq:<hash> its replay,
+ *        p:rp:<hash> a refresh pending after a signal moved its tags (refresh-registry.ts; decision
+ *        0014): read with the entry, so stale-while-revalidate costs no extra round trip.
  * Bound  p:lru ZSET (key → last use) and p:bytes: when the stored bytes pass maxBytes, the least
  *        recently used entries are deleted. Touches are batched (at most one per key per second)
  *        so a hit does not cost an extra write each time.
@@ -32,6 +36,7 @@ import type { PubSubHub } from "../redis/pubsub-hub.js";
 import type { Tag } from "./core/facets.js";
 import type { LearnedAliases } from "./core/graphql-analysis.js";
 import type { Aliases, AliasRequest } from "./core/resolve-write.js";
+import type { PendingRefresh } from "./core/serve-decision.js";
 import { LocalAnswerCache } from "./local-answer-cache.js";
 
 export interface CachedAnswer {
@@ -51,6 +56,36 @@ export interface LookupResult {
   readonly vouchedAt: number;
   /** Current generations of the requested tags, to store with a fresh answer. */
   readonly generations: Readonly<Record<Tag, number>>;
+  /** A refresh pending for this key after a signal moved its tags (stale-while-revalidate). */
+  readonly pending?: PendingRefresh | undefined;
+}
+
+/** Who moved tags: a signal (lifecycle guard, webhook) or a write through the broker. */
+export type InvalidationOrigin = "signal" | "write";
+
+export interface Invalidation {
+  readonly origin: InvalidationOrigin;
+  /** When the broker learned of the change, epoch ms. */
+  readonly at: number;
+  /** Each moved tag: [generation before, after] (INCR is atomic, so before = after − 1). */
+  readonly moves: Readonly<Record<Tag, readonly [number, number]>>;
+}
+
+export type InvalidationListener = (invalidation: Invalidation) => void;
+
+/** The Redis key of a pending refresh marker (read by lookup, written by refresh-registry.ts). */
+export function pendingRefreshKey(prefix: string, hashed: string): string {
+  return `${prefix}:rp:${hashed}`;
+}
+
+function parsePending(value: string | null | undefined): PendingRefresh | undefined {
+  if (!value) return undefined;
+  try {
+    const v = JSON.parse(value) as PendingRefresh;
+    return typeof v.knownAt === "number" && typeof v.moves === "object" && v.moves !== null ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ResponseCacheOptions {
@@ -87,6 +122,7 @@ export class ResponseCache {
   #touchTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #evictions = 0;
+  readonly #listeners = new Set<InvalidationListener>();
   readonly #local: LocalAnswerCache<CachedAnswer>;
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -129,12 +165,17 @@ export class ResponseCache {
     key: string,
     tags: readonly Tag[],
     vouchGroups: readonly (readonly string[])[] = [],
+    options: { readonly pending?: boolean } = {},
   ): Promise<LookupResult> {
     const hashed = ResponseCache.hashKey(key);
     const pipeline = this.#redis.pipeline();
     pipeline.hgetallBuffer(`${this.#p}:c:${hashed}`);
     const vouchTags = [...new Set(vouchGroups.flat())];
-    const keys = [...tags.map((t) => `${this.#p}:g:${t}`), ...vouchTags.map((t) => `${this.#p}:v:${t}`)];
+    const keys = [
+      ...tags.map((t) => `${this.#p}:g:${t}`),
+      ...vouchTags.map((t) => `${this.#p}:v:${t}`),
+      ...(options.pending ? [pendingRefreshKey(this.#p, hashed)] : []),
+    ];
     if (keys.length > 0) pipeline.mget(...keys);
     const results = (await pipeline.exec()) ?? [];
     const raw = results[0]?.[1] as Record<string, Buffer> | undefined;
@@ -153,6 +194,7 @@ export class ResponseCache {
       return vouches.length > 0 ? Math.min(...vouches) : 0;
     };
     const missing = { answer: undefined, tagsCurrent: false, generations, vouchedAt: 0 };
+    const pending = options.pending ? parsePending(values[tags.length + vouchTags.length]) : undefined;
     if (!raw?.meta || !raw.body) return missing;
     let meta: Omit<CachedAnswer, "body">;
     try {
@@ -164,7 +206,13 @@ export class ResponseCache {
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
-    return { answer, tagsCurrent, generations, vouchedAt: vouchedAtFor(meta.storedAt) };
+    return {
+      answer,
+      tagsCurrent,
+      generations,
+      vouchedAt: vouchedAtFor(meta.storedAt),
+      ...(pending ? { pending } : {}),
+    };
   }
 
   /**
@@ -180,12 +228,25 @@ export class ResponseCache {
         e.tag.startsWith("num:") ? this.#redis.smembers(`${this.#p}:ti:${e.tag}`) : Promise.resolve([]),
       ),
     );
+    // The issues-list guard vouches for every id learned in its repository (`nodei:<id>`): its
+    // invalidations move those ids' node facets as well as the num: ones.
+    const repoIds = await Promise.all(
+      entries.map((e) =>
+        e.tag.startsWith("issues:")
+          ? this.#redis.smembers(`${this.#p}:ri:${e.tag.slice("issues:".length)}`)
+          : Promise.resolve([]),
+      ),
+    );
     const pipeline = this.#redis.pipeline();
     const ttl = Math.max(60, this.#options.retainSeconds);
     entries.forEach(({ tag, at, since }, i) => {
       // "at" or "at:since": answers stored before `since` are not covered (the signal's first read).
       const value = since ? `${Math.floor(at)}:${Math.floor(since)}` : String(Math.floor(at));
-      for (const t of [tag, ...(idSets[i] ?? []).map((id) => `node:${id}`)]) {
+      for (const t of [
+        tag,
+        ...(idSets[i] ?? []).map((id) => `node:${id}`),
+        ...(repoIds[i] ?? []).map((id) => `nodei:${id}`),
+      ]) {
         pipeline.set(`${this.#p}:v:${t}`, value, "EX", ttl);
       }
     });
@@ -232,15 +293,42 @@ export class ResponseCache {
     return refreshed;
   }
 
-  /** Bumps the generations of exactly these tags (core/resolve-write.ts resolves them). */
-  async invalidate(tags: readonly Tag[]): Promise<void> {
-    if (tags.length === 0) return;
+  /**
+   * Bumps the generations of exactly these tags (core/resolve-write.ts resolves them) and tells
+   * this broker's listeners (the refresher) what moved, from which generation to which. `origin`
+   * says who saw the change: only a signal's moves may be served stale while they are refreshed.
+   */
+  async invalidate(
+    tags: readonly Tag[],
+    options: { readonly origin?: InvalidationOrigin } = {},
+  ): Promise<Invalidation | undefined> {
+    if (tags.length === 0) return undefined;
     const all = [...new Set(tags)];
     const pipeline = this.#redis.pipeline();
     for (const tag of all) pipeline.incr(`${this.#p}:g:${tag}`);
     pipeline.publish(this.#invalidations, JSON.stringify(all));
     this.#local.invalidate(all);
-    await pipeline.exec();
+    const results = (await pipeline.exec()) ?? [];
+    const moves: Record<Tag, readonly [number, number]> = {};
+    all.forEach((tag, i) => {
+      const after = Number(results[i]?.[1] ?? Number.NaN);
+      if (Number.isFinite(after)) moves[tag] = [after - 1, after];
+    });
+    const invalidation: Invalidation = { origin: options.origin ?? "write", at: this.#now(), moves };
+    for (const listener of this.#listeners) {
+      try {
+        listener(invalidation);
+      } catch {
+        // a listener's failure is its own; the invalidation has happened
+      }
+    }
+    return invalidation;
+  }
+
+  /** Hears every invalidation made through this instance; returns the way to stop. */
+  onInvalidated(listener: InvalidationListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The learned aliases a write's resolution needs (ids → objects → their ids and branch). */
@@ -317,6 +405,12 @@ export class ResponseCache {
       pipeline.set(`${this.#p}:id:${id}`, JSON.stringify([object]), "EX", ttl);
       pipeline.sadd(`${this.#p}:ti:${object}`, id);
       pipeline.expire(`${this.#p}:ti:${object}`, ttl);
+      const repo = /^num:([^#]+)#/.exec(object)?.[1];
+      if (repo) {
+        // The ids of a repository's PRs and issues, for the issues-list guard's vouches.
+        pipeline.sadd(`${this.#p}:ri:${repo}`, id);
+        pipeline.expire(`${this.#p}:ri:${repo}`, this.#options.retainSeconds);
+      }
     }
     for (const [object, branch] of learned.branches) {
       const repo = /^num:([^#]+)#/.exec(object)?.[1];

@@ -147,7 +147,9 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       }
       if (target.pr === undefined) {
         // A PR appeared: the repository's lists and that branch's lookup, nothing else.
-        await options.cache.invalidate(createdTags(owner, name, "pulls", target.branch));
+        await options.cache.invalidate(createdTags(owner, name, "pulls", target.branch), {
+          origin: "signal",
+        });
         return;
       }
       const facets = (target.facets ?? FACETS).filter((f): f is Facet => FACETS.includes(f as Facet));
@@ -164,7 +166,10 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       const aliases = await options.cache.aliases(aliasesNeeded(effect));
       const known = new Map(aliases.objectBranch);
       if (target.branch) known.set(objectKey(owner, name, target.pr), target.branch);
-      await options.cache.invalidate(resolveWrite(effect, { ...aliases, objectBranch: known }));
+      // A signal's move: the broker refreshes what agents read of it, serving it meanwhile (0014).
+      await options.cache.invalidate(resolveWrite(effect, { ...aliases, objectBranch: known }), {
+        origin: "signal",
+      });
     },
     async agentReads(prs) {
       const tags = prs.map(({ repo, pr }) => {

@@ -281,6 +281,16 @@ export class BrokerObservability {
     );
   }
 
+  /** One read that went to GitHub, by why and whether its body was new (cache-layer.ts). */
+  recordUpstreamRead(read: { reason: string; identical: boolean; points: number; resource: string }): void {
+    this.#t.instruments.recordUpstreamRead(read);
+  }
+
+  /** Traces a request the broker sends on its own (a refresh), outside any agent's trace. */
+  traceBrokerRequest(request: GhRequest, run: () => Promise<GhResponse>): Promise<GhResponse> {
+    return this.#traceRequest(request, run, undefined);
+  }
+
   /** Accounting for one answered request (gateway or IPC). */
   recordAnswer(
     caller: Caller,

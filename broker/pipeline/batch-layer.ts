@@ -26,6 +26,12 @@ export interface BatchLayerOptions {
   readonly onScheduler?: (scheduler: BatchScheduler) => void;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /**
+   * How long the broker's own refresh queries (decision 0014) wait for each other; they are
+   * submitted together, so this only needs to cover the few ms between their arrivals.
+   * @defaultValue 50
+   */
+  readonly refreshDelayMs?: number;
   /** Captures a member request's trace context, for the flush span's links. */
   readonly captureContext?: (request: GhRequest) => unknown;
   /**
@@ -170,6 +176,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             }),
             priority: request.priority,
             headers: request.headers,
+            ...(request.refresh ? { maxDelayMs: options.refreshDelayMs ?? 50 } : {}),
           },
         );
         const cost = Math.round(outcome.costShare * 1000) / 1000;

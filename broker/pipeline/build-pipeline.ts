@@ -7,6 +7,7 @@ import { loadGitHubSchema } from "../../github/index.js";
 import { BatchScheduler, RepeatTracker } from "../batch/index.js";
 import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
 import { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
+import { RefreshRegistry } from "../cache/refresh-registry.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import type { BrokerObservability } from "../observability/observability.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
@@ -15,6 +16,7 @@ import { batchLayer } from "./batch-layer.js";
 import { type ClassifyInput, classifyRequest, type FreshnessPolicy, type RequestClass } from "./classify.js";
 import { createGatewayPipeline } from "./create-gateway-pipeline.js";
 import type { BudgetPort, UpstreamPort } from "./ports.js";
+import { RefreshRunner } from "./refresh-runner.js";
 import type { Handler } from "./types.js";
 
 export type Classify = (input: ClassifyInput) => RequestClass;
@@ -22,6 +24,8 @@ export type Classify = (input: ClassifyInput) => RequestClass;
 export interface BrokerPipeline {
   readonly pipeline: Handler;
   readonly classify: Classify;
+  /** Refresh once, for everyone (decision 0014); undefined when cache.refresh.enabled is off. */
+  readonly refresh: RefreshRunner | undefined;
 }
 
 export function buildPipeline(
@@ -70,12 +74,24 @@ export function buildPipeline(
             () => scheduler.close({ flush: true }),
             config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS,
           ),
+        refreshDelayMs: config.cache.refresh.batchWindowMs,
         captureContext: (request) => observability.captureContext(request),
         traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),
       })
     : undefined;
+  const refreshConfig = config.cache.refresh;
+  const registry = refreshConfig.enabled
+    ? new RefreshRegistry({
+        redis: parts.redis.redis,
+        prefix: parts.redis.prefix,
+        recentReadMs: refreshConfig.recentReadMs,
+      })
+    : undefined;
   const pipeline = createGatewayPipeline({
     batch,
+    registry,
+    staleWhileRevalidateMs: config.cache.staleWhileRevalidateMs,
+    onUpstreamRead: (read) => observability.recordUpstreamRead(read),
     cache: parts.cache,
     budget: parts.budget,
     upstream: parts.upstream,
@@ -84,5 +100,29 @@ export function buildPipeline(
     shared: { redis: parts.redis.redis, pubsub: parts.redis.pubsub, prefix: parts.redis.prefix },
     coalesce: config.coalesce,
   });
-  return { pipeline, classify };
+  const refresh = registry
+    ? new RefreshRunner({
+        cache: parts.cache,
+        registry,
+        pipeline,
+        classify,
+        logger: logger.child({ component: "refresh" }),
+        windowMs: refreshConfig.windowMs,
+        recentReadMs: refreshConfig.recentReadMs,
+        maxAnswers: refreshConfig.maxAnswers,
+        staleWhileRevalidateMs: config.cache.staleWhileRevalidateMs,
+        deadlineMs: config.upstream.timeoutMs,
+        run: async (request, send) => {
+          const response = await observability.traceBrokerRequest(request, send);
+          observability.recordAnswer(request.caller, request, response, response.status);
+          return response;
+        },
+      })
+    : undefined;
+  if (refresh) {
+    refresh.start();
+    // Before the batch scheduler closes (steps run in reverse): a refresh in flight still merges.
+    shutdown.add("refresh", () => refresh.close(), config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS);
+  }
+  return { pipeline, classify, refresh };
 }

@@ -7,8 +7,12 @@
  *   vouched for within guardedFreshMs (GraphQL    → HIT: free signals (the lifecycle's guards,
  *     or REST about watched PRs, a repository's      304s) saw nothing change since, and would
  *     lists and issues)                              have bumped the tags if they had
+ *   moved only by a signal whose refresh is       → STALE_REVALIDATING: the refresh (refresh-runner.ts)
+ *     pending, within staleWhileRevalidateMs         brings the new answer for everyone (0014)
  *   stale REST with a validator (ETag/Last-Mod.)  → conditional request; 304 → REVALIDATED, free
  *   stale otherwise                               → MISS through the rest of the pipeline
+ * (the decision is cache/core/serve-decision.ts's; an answer that went upstream carries
+ * x-ao-broker-upstream-reason and is counted in ao_broker.upstream.reads by that reason).
  *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
  *                                                   this layer marked a stale answer as available)
  * A client's own If-None-Match is honoured: an answer whose ETag matches becomes a 304 to it.
@@ -17,12 +21,17 @@
  * write is stored as already stale.
  * Writes: after a successful write, exactly the (object, facet) tags it changes are bumped (through
  * the global ids and head branches learned from earlier answers), so every broker's next read of
- * what moved goes upstream and nothing else does (docs/caching.md).
+ * what moved goes upstream and nothing else does (docs/caching.md). A write's moves are never
+ * served stale, to anyone: read-your-writes.
+ * Every agent read (hit or not) is registered for refresh-once, throttled per key.
  */
 import type { Logger } from "../../common/index.js";
 import { learnIds } from "../cache/core/graphql-analysis.js";
+import { replaySpec } from "../cache/core/refresh-plan.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
-import type { CachedAnswer, ResponseCache } from "../cache/response-cache.js";
+import { decideServe, type UpstreamReason } from "../cache/core/serve-decision.js";
+import type { RefreshRegistry } from "../cache/refresh-registry.js";
+import { type CachedAnswer, ResponseCache } from "../cache/response-cache.js";
 import { storableHeaders } from "./http-headers.js";
 import { BudgetWouldWait } from "./ports.js";
 import type { CacheResult, GhRequest, GhResponse, Layer } from "./types.js";
@@ -32,6 +41,52 @@ export interface CacheLayerOptions {
   readonly logger: Logger;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /** Where agents' reads are registered for refresh-once (decision 0014); omitted: none. */
+  readonly registry?: RefreshRegistry | undefined;
+  /**
+   * How long after a signal moved an answer's tags it may still be served (labelled
+   * STALE_REVALIDATING) while its refresh is pending; 0 (or no registry) turns it off.
+   */
+  readonly staleWhileRevalidateMs?: number | undefined;
+  /** Told of every upstream read this layer caused, with its reason and whether the body was new. */
+  readonly onUpstreamRead?: ((read: UpstreamRead) => void) | undefined;
+}
+
+/** One read that went to GitHub, for the `ao_broker.upstream.reads` / `read_points` metrics. */
+export interface UpstreamRead {
+  readonly reason: UpstreamReason;
+  /** The new body equals the answer stored before for the same key (a 304 counts as identical). */
+  readonly identical: boolean;
+  /** What GitHub charged for it (this read's share of a merged query). */
+  readonly points: number;
+  readonly resource: string;
+}
+
+/** The header naming why an answer did not come from the cache. */
+export const UPSTREAM_REASON_HEADER = "x-ao-broker-upstream-reason";
+
+const FROM_UPSTREAM = new Set<CacheResult>(["MISS", "BATCHED", "REVALIDATED", "BYPASS"]);
+
+function withReason(response: GhResponse, reason: UpstreamReason): GhResponse {
+  if (!FROM_UPSTREAM.has(response.cache) && response.cache !== "COALESCED") return response;
+  return { ...response, headers: { ...response.headers, [UPSTREAM_REASON_HEADER]: reason } };
+}
+
+/** JSON text without formatting differences (a merged query's split answer is re-serialised). */
+function canonicalJson(body: Buffer): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(body.toString("utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
+function sameBody(previous: CachedAnswer | undefined, response: GhResponse): boolean {
+  if (response.status === 304 || response.cache === "REVALIDATED") return true;
+  if (!previous || previous.status !== response.status) return false;
+  if (previous.body.equals(response.body)) return true;
+  const before = canonicalJson(previous.body);
+  return before !== undefined && before === canonicalJson(response.body);
 }
 
 function answerToResponse(
@@ -91,8 +146,34 @@ function honourClientValidator(request: GhRequest, response: GhResponse): GhResp
  * flight, so no request can slip between a leader's answer and its arrival in the cache.
  */
 export function cacheLayer(options: CacheLayerOptions): Layer {
-  const { cache, logger } = options;
+  const { cache, logger, registry } = options;
   const now = options.now ?? Date.now;
+  const swrMs = registry ? (options.staleWhileRevalidateMs ?? 0) : 0;
+
+  const count = (
+    request: GhRequest,
+    response: GhResponse,
+    reason: UpstreamReason,
+    previous?: CachedAnswer,
+  ) => {
+    if (!options.onUpstreamRead || !FROM_UPSTREAM.has(response.cache)) return;
+    options.onUpstreamRead({
+      reason,
+      identical: sameBody(previous, response),
+      points: response.upstreamCost ?? response.cost,
+      resource: response.resource ?? request.classification.resource,
+    });
+  };
+
+  /** Registers an agent's read for refresh-once (fire and forget, throttled per key). */
+  const noteRead = (request: GhRequest, hashed: string) => {
+    if (!registry || request.refresh || request.priority === "lifecycle") return;
+    const spec = replaySpec(request);
+    if (!spec) return;
+    registry.noteRead(hashed, spec, request.classification.reads).catch((error: unknown) => {
+      logger.debug({ err: error, requestId: request.id }, "registering a read for refresh failed");
+    });
+  };
 
   return (next) => async (request) => {
     const c = request.classification;
@@ -104,44 +185,77 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
         try {
           // Exactly the (object, facet) pairs the write changed (core/resolve-write.ts).
           const aliases = await cache.aliases(aliasesNeeded(effect));
-          await cache.invalidate([...c.writes, ...resolveWrite(effect, aliases)]);
+          await cache.invalidate([...c.writes, ...resolveWrite(effect, aliases)], { origin: "write" });
         } catch (error) {
           logger.warn({ err: error, requestId: request.id }, "cache invalidation after a write failed");
         }
       }
       return response;
     }
-    if (!c.cacheable) return next(request);
+    // The lifecycle's own reads are the signals; the refresher's are refreshes.
+    const own: UpstreamReason | undefined = request.refresh
+      ? "refresh"
+      : request.priority === "lifecycle"
+        ? "signal"
+        : undefined;
+    if (!c.cacheable) {
+      const reason = own ?? "bypass";
+      const response = await next(request);
+      count(request, response, reason);
+      return withReason(response, reason);
+    }
 
-    const local = cache.localFresh(c.cacheKey, c.freshMs);
-    if (local) return answerToResponse(request, local.answer, "HIT");
+    if (!request.refresh) {
+      const local = cache.localFresh(c.cacheKey, c.freshMs);
+      if (local) {
+        noteRead(request, local.hashed);
+        return answerToResponse(request, local.answer, "HIT");
+      }
+    }
 
     let lookup: Awaited<ReturnType<ResponseCache["lookup"]>>;
     try {
-      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchGroups ?? []);
+      lookup = await cache.lookup(c.cacheKey, c.reads, c.vouchGroups ?? [], {
+        // Only agents are served while a refresh is pending: the lifecycle's reads are the signal.
+        pending: swrMs > 0 && !own,
+      });
     } catch (error) {
       // The cache is an optimisation: without Redis the request still goes upstream.
       logger.warn({ err: error, requestId: request.id }, "cache lookup failed; going upstream");
       return next(request);
     }
     const answer = lookup.answer;
-    if (c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && now() - answer.storedAt < c.freshMs)) {
+    const t = now();
+    if (!own && c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && t - answer.storedAt < c.freshMs)) {
       // Past plain freshness: tell the lifecycle this PR is being read, so its guards keep the
       // vouches for it recent. A twentieth of the vouch window keeps the marks cheap.
       cache.noteAgentRead(c.vouchTags, c.guardedFreshMs / 20).catch((error: unknown) => {
         logger.debug({ err: error, requestId: request.id }, "noting an agent read failed");
       });
     }
-    if (answer && lookup.tagsCurrent) {
-      const t = now();
-      // A vouched answer is good as of the vouch (or its own fetch, if later): at most
-      // t - vouchedAt behind GitHub, which guardedFreshMs bounds.
-      const vouched = lookup.vouchedAt > 0 && t - lookup.vouchedAt < c.guardedFreshMs;
-      if (t - answer.storedAt < c.freshMs || vouched) return answerToResponse(request, answer, "HIT");
-    }
-
     const validator = c.kind === "rest-read" && answer ? answer.headers.etag : undefined;
     const lastModified = c.kind === "rest-read" && answer ? answer.headers["last-modified"] : undefined;
+    const decision = decideServe({
+      now: t,
+      answer,
+      generations: lookup.generations,
+      freshMs: c.freshMs,
+      guardedFreshMs: c.guardedFreshMs,
+      vouchedAt: lookup.vouchedAt,
+      vouchable: c.vouchGroups !== undefined,
+      conditional: !!(validator || lastModified),
+      pending: lookup.pending,
+      staleWhileRevalidateMs: swrMs,
+      clientConditional: request.headers["if-none-match"] !== undefined,
+    });
+    if (!own) noteRead(request, ResponseCache.hashKey(c.cacheKey));
+    // Someone fetched it again since it moved (an agent's own miss after a write): nothing to do.
+    if (request.refresh && answer && lookup.tagsCurrent) return answerToResponse(request, answer, "HIT");
+    // A refresh never serves what it is refreshing; everyone else may be served.
+    if (!request.refresh && answer && "serve" in decision)
+      return answerToResponse(request, answer, decision.serve);
+    const reason: UpstreamReason = own ?? ("upstream" in decision ? decision.upstream : "moved");
+
     const downstream: GhRequest = {
       ...request,
       staleAvailable: answer !== undefined && request.allowStale,
@@ -157,7 +271,9 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     };
 
     try {
-      return honourClientValidator(request, await next(downstream));
+      const response = await next(downstream);
+      count(request, response, reason, answer);
+      return withReason(honourClientValidator(request, response), reason);
     } catch (error) {
       if (error instanceof BudgetWouldWait && answer) return answerToResponse(request, answer, "STALE");
       throw error;

@@ -84,7 +84,8 @@ const CREATING_REST =
  */
 const IMMUTABLE_FRESH_MS = 300_000;
 
-const VARYING_HEADERS = [
+/** cache/core/refresh-plan.ts REPLAY_HEADERS keeps the same list (a refresh is stored under the agent's key). */
+export const VARYING_HEADERS = [
   "accept",
   "x-github-api-version",
   "graphql-features",

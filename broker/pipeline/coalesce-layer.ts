@@ -14,7 +14,8 @@
  * short (6 s) and the leader renews it every third of that while its flight lasts
  * (extendLock-1.lua), so a crashed leader's followers take over within seconds, not at a long TTL.
  * Invariants: a leader's error is its followers' error; nothing is cached from an error (the cache
- * layer above decides); writes are never coalesced.
+ * layer above decides); writes are never coalesced; a read joins only a flight that read the same
+ * tag generations (so no read made after a write gets an answer fetched before it).
  * A lock whose release failed (Redis went away as the flight ended) would make every later request
  * for the key wait out the lock's TTL for an answer nobody will publish. So lock values name this
  * broker: a lock of ours with no flight of ours behind it is stale and taken over at once, and
@@ -64,8 +65,18 @@ interface PublishedAnswer {
 function coalesceKey(request: GhRequest): string | undefined {
   const c = request.classification;
   if (!c.cacheKey || (c.kind !== "rest-read" && c.kind !== "graphql-query")) return undefined;
+  // The generations the cache layer read: a read made after a write (or a signal) moved a tag
+  // never joins a flight that started before it, whose answer may predate the change (a refresh
+  // in flight while a session writes must not answer that session's next read).
+  const generations = request.cacheContext
+    ? Object.entries(request.cacheContext.generations)
+        .map(([tag, g]) => `${tag}=${g}`)
+        .sort()
+        .join(",")
+    : "";
   // The validator the cache layer attached is part of the request GitHub sees.
-  return `${c.cacheKey}\u0000${request.headers["if-none-match"] ?? ""}\u0000${request.headers["if-modified-since"] ?? ""}`;
+  const key = `${c.cacheKey}\u0000${request.headers["if-none-match"] ?? ""}\u0000${request.headers["if-modified-since"] ?? ""}`;
+  return generations ? `${key}\u0000${generations}` : key;
 }
 
 function round3(n: number): number {

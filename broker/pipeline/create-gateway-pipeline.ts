@@ -10,10 +10,11 @@
 
 import type { Redis } from "ioredis";
 import type { Logger } from "../../common/index.js";
+import type { RefreshRegistry } from "../cache/refresh-registry.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { budgetLayer } from "./budget-layer.js";
-import { cacheFillLayer, cacheLayer } from "./cache-layer.js";
+import { cacheFillLayer, cacheLayer, type UpstreamRead } from "./cache-layer.js";
 import { coalesceLayer } from "./coalesce-layer.js";
 import type { BudgetPort, UpstreamPort } from "./ports.js";
 import { composeLayers, type Handler, type Layer } from "./types.js";
@@ -38,11 +39,24 @@ export interface GatewayPipelineDeps {
     readonly releaseRetryMs: number;
     readonly maxPublishBytes: number;
   };
+  /** Agents' reads are registered here for refresh-once; omitted: no refresh, no stale serving. */
+  readonly registry?: RefreshRegistry | undefined;
+  /** cache.staleWhileRevalidateMs. @defaultValue 0 */
+  readonly staleWhileRevalidateMs?: number | undefined;
+  /** Every upstream read, with its reason (the ao_broker.upstream.reads metric). */
+  readonly onUpstreamRead?: ((read: UpstreamRead) => void) | undefined;
 }
 
 export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
   const layers: Layer[] = [
-    cacheLayer({ cache: deps.cache, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) }),
+    cacheLayer({
+      cache: deps.cache,
+      logger: deps.logger,
+      ...(deps.now ? { now: deps.now } : {}),
+      registry: deps.registry,
+      staleWhileRevalidateMs: deps.staleWhileRevalidateMs,
+      onUpstreamRead: deps.onUpstreamRead,
+    }),
     coalesceLayer({
       logger: deps.logger,
       ...(deps.coalesce

@@ -19,7 +19,9 @@ export type CacheResult = (typeof CACHE_RESULTS)[number];
 
 /** Results that cost GitHub nothing for this caller. */
 export function isFreeResult(result: CacheResult): boolean {
-  return result === "HIT" || result === "STALE" || result === "REVALIDATED";
+  return (
+    result === "HIT" || result === "STALE" || result === "STALE_REVALIDATING" || result === "REVALIDATED"
+  );
 }
 
 /** Who is asking. Built by the gateway from a session or invocation token; never holds the token. */
@@ -108,6 +110,11 @@ export interface GhRequest extends RequestContext {
   readonly deadlineAt: number;
   /** The caller accepts a stale cached answer when the budget is spent. */
   readonly allowStale: boolean;
+  /**
+   * The broker's own refresh of an answer agents read (decision 0014): never served from the
+   * cache, stored under the new generations, batched within the refresh window.
+   */
+  readonly refresh?: boolean | undefined;
   readonly receivedAt: number;
 }
 

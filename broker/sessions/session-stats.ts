@@ -37,6 +37,8 @@ export interface SessionStatsView extends Omit<WireSessionStats, "recentCommands
 }
 
 const UPSTREAM_RESULTS = new Set(["MISS", "BYPASS", "REVALIDATED"]);
+/** Answers that cost the session nothing (pipeline/types.ts isFreeResult). */
+const FREE_RESULTS = new Set(["HIT", "STALE", "STALE_REVALIDATING", "REVALIDATED"]);
 
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
@@ -100,7 +102,7 @@ export class SessionStats {
       const add = (field: string, by: number) => s.counters.set(field, (s.counters.get(field) ?? 0) + by);
       add("requests", 1);
       if (UPSTREAM_RESULTS.has(o.cache)) add("upstreamRequests", 1);
-      if (o.cache === "HIT" || o.cache === "STALE" || o.cache === "REVALIDATED") add("cacheHits", 1);
+      if (FREE_RESULTS.has(o.cache)) add("cacheHits", 1);
       if (o.cache === "COALESCED") add("coalesced", 1);
       if (o.cache === "BATCHED") add("batched", 1);
       if (o.cost > 0) add(o.resource === "graphql" ? "graphqlPoints" : "restRequests", o.cost);

@@ -25,7 +25,7 @@ export interface CallRecord {
   readonly resource: string;
   /** Points (GraphQL) or requests (REST) charged to this caller. */
   readonly cost: number;
-  /** How it was served: HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, BYPASS. */
+  /** How it was served: HIT, REVALIDATED, MISS, COALESCED, BATCHED, STALE, STALE_REVALIDATING, BYPASS. */
   readonly cache: string;
   readonly status: number;
   readonly durationMs: number;

@@ -38,6 +38,8 @@ export const BROKER_OPERATIONS = {
   ipcGraphql: "ao.ipc.graphql",
   ipcRest: "ao.ipc.rest",
   webhook: "ao.webhook",
+  /** The broker re-fetching answers agents read after a signal or a write moved them. */
+  refresh: "ao.refresh",
 } as const;
 
 /**
@@ -83,6 +85,7 @@ export const COMMAND_VOCABULARY: readonly string[] = [
   BROKER_OPERATIONS.ipcGraphql,
   BROKER_OPERATIONS.ipcRest,
   BROKER_OPERATIONS.webhook,
+  BROKER_OPERATIONS.refresh,
 ];
 
 export const OTHER_COMMAND = "other";

@@ -241,6 +241,15 @@ export function shaVouchKey(owner: string, name: string, sha: string): string {
   return `sha:${repoKey(owner, name)}@${sha.toLowerCase()}`;
 }
 
+/**
+ * Vouch key of the issues-list guard for one learned node id (`nodei:<id>`): written for every id
+ * the cache learned in that repository when the guard vouches (ResponseCache.vouch), because the
+ * guard's invalidations move those ids' node facets too (resolve-write.ts).
+ */
+export function nodeListVouchKey(id: string): string {
+  return `nodei:${id}`;
+}
+
 /** Vouch key of a repository's lists: `pulls:o/r` (the PR-list guard), `issues:o/r` (the issues-list guard). */
 export function listVouchKey(owner: string, name: string, kind: ListKind): string {
   return `${kind}:${repoKey(owner, name)}`;
@@ -258,7 +267,9 @@ const SHA_TAG = /^sha:([^/]+)\/([^@]+)@([0-9a-f]+):checks$/;
  *   issues-list guard (`issues:`), which lists PRs and issues by updated_at: any change to one of
  *   them but CI moves it to the top;
  * - checks and mergeability of a PR: that PR's check guards only;
- * - a node facet: the PR guards' vouch for that node (the lifecycle vouches a PR's learned ids);
+ * - a node facet: the PR guards' vouch for that node (the lifecycle vouches a PR's learned ids),
+ *   or, but for checks and mergeability, the issues-list guard's vouch for that learned id
+ *   (`nodei:`): an issue read by node id (`issue view --comments`) has no PR guard;
  * - PR lists and branch lookups: the PR-list guard (`pulls:`) or the issues-list guard;
  * - issue lists: the issues-list guard;
  * - static repository information needs no vouch (only writes through the broker move it);
@@ -278,8 +289,9 @@ export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
     if (split) {
       const alternatives = [split.object];
       const ref = parseObjectKey(split.object);
-      if (ref && split.facet !== "checks" && split.facet !== "merge")
-        alternatives.push(listVouchKey(ref.owner, ref.name, "issues"));
+      const ci = split.facet === "checks" || split.facet === "merge";
+      if (ref && !ci) alternatives.push(listVouchKey(ref.owner, ref.name, "issues"));
+      if (!ref && !ci) alternatives.push(nodeListVouchKey(split.object.slice("node:".length)));
       add(alternatives);
       continue;
     }

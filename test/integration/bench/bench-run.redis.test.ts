@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BenchReport, runBench } from "../../../bench/index.js";
+import { CACHE_RESULTS } from "../../../broker/pipeline/types.js";
 import { startTestRedis, type TestRedis } from "../../support/redis.js";
 
 describe("runBench", () => {
@@ -58,9 +59,7 @@ describe("runBench", () => {
     expect(proxy?.cache.labelled).toBe(proxy?.agentRequests);
     expect(broker?.cache.labelled).toBe(broker?.agentRequests);
     expect(
-      Object.keys(broker?.cache.counts ?? {}).every((k) =>
-        ["HIT", "REVALIDATED", "MISS", "COALESCED", "BATCHED", "STALE", "BYPASS"].includes(k),
-      ),
+      Object.keys(broker?.cache.counts ?? {}).every((k) => (CACHE_RESULTS as readonly string[]).includes(k)),
     ).toBe(true);
   });
 

@@ -56,6 +56,9 @@ describe("gateway", () => {
       expect(first.headers["x-ao-broker-cost"]).toBe("1");
       expect(second.headers["x-ao-broker-cache"]).toBe("HIT");
       expect(second.headers["x-ao-broker-cost"]).toBe("0");
+      // Why the first went upstream (nothing was cached); a cache answer names no reason.
+      expect(first.headers["x-ao-broker-upstream-reason"]).toBe("absent");
+      expect(second.headers["x-ao-broker-upstream-reason"]).toBeUndefined();
       expect(second.body.equals(first.body)).toBe(true);
       expect(upstream.count(PR1)).toBe(1);
     });

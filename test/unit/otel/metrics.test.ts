@@ -31,6 +31,7 @@ function recordOneOfEverything(telemetry: Telemetry): void {
     durationMs: 120,
   });
   m.recordUpstream({ resource: "graphql", method: "POST", status: 200, durationMs: 80, cost: 2 });
+  m.recordUpstreamRead({ reason: "moved", identical: false, points: 2, resource: "graphql" });
   m.setBudget({ resource: "graphql", limit: 5000, remaining: 4998, used: 2, reset: 1_700_003_600 });
   m.setQueueDepth("interactive", 3);
   m.recordQueueWait("interactive", 40);

@@ -375,7 +375,15 @@ describe("facet rules: each change invalidates exactly the answers that read wha
   });
 
   it("free signals cover: PR guards or the issues list for PR facets, only PR guards for CI, the lists for lists", () => {
-    expect(vouchGroups(ANSWERS["pr checks 5: PullRequestStatusChecks"] ?? [])).toEqual([["node:PR_5"]]);
+    // head by node: the PR's guards, or the issues list's vouch of the learned id; checks: guards only.
+    expect(vouchGroups(ANSWERS["pr checks 5: PullRequestStatusChecks"] ?? [])).toEqual([
+      ["node:PR_5", "nodei:PR_5"],
+      ["node:PR_5"],
+    ]);
+    // An issue read by node id (no PR guard watches it): the issues-list guard's vouch of its id.
+    expect(vouchGroups(ANSWERS["issue view 7 --comments: CommentsForIssue"] ?? [])).toEqual([
+      ["node:IS_7", "nodei:IS_7"],
+    ]);
     expect(vouchGroups(ANSWERS["issue view 7"] ?? [])).toContainEqual(["num:o/r#7", "issues:o/r"]);
     expect(vouchGroups(ANSWERS["pr view 5"] ?? [])).toContainEqual(["num:o/r#5"]);
     expect(vouchGroups(ANSWERS["branch lookup feature"] ?? [])).toEqual([["pulls:o/r", "issues:o/r"]]);
