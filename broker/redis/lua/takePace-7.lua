@@ -6,10 +6,12 @@
   fewer than the per-minute and per-hour counts. When everything passes the request is recorded
   in every window at once; otherwise nothing is recorded and the time to come back is returned.
 
-  Sliding windows are hashes of buckets (bucket index → points): 60 buckets of minute/60 over a
-  minute for points and content per minute, 60 buckets of a minute over an hour for content per
-  hour (the minute is 60 s unless a simulator compresses time). A bucket at the window's edge
-  counts whole, so the limit is never exceeded in any minute-long span.
+  Sliding windows are hashes of buckets (bucket index → points): buckets of minute/60 for points
+  and content per minute, buckets of a minute for content per hour (the minute is 60 s unless a
+  simulator compresses time). A check counts the current bucket and the 60 before it, so the
+  bucket the window's start falls in counts whole and the limit holds in every span of a minute
+  (an hour), wherever it starts; counting only 60 buckets would miss the part of the 61st that
+  is still inside the span (a burst measured 74 in 60 s against a pace of 72).
 
   What a job waits for is kept for `ao-broker budget`: a refusal records the job in the waits
   hash (limit, session, endpoint, come-back time, since), a go removes it; a go also stamps the
@@ -72,7 +74,7 @@ if blockedUntil > now then return refuse('2', blockedUntil) end
 -- so it is slowed down rather than refused forever.
 local function check(key, bucketMs, buckets, limit, amount)
   local current = math.floor(now / bucketMs)
-  local oldest = current - buckets + 1
+  local oldest = current - buckets
   local fields = rcall('HGETALL', key)
   local sum, live = 0, {}
   for i = 1, #fields, 2 do
@@ -89,14 +91,14 @@ local function check(key, bucketMs, buckets, limit, amount)
   local excess = sum + amount - limit
   for _, bucket in ipairs(live) do
     excess = excess - bucket[2]
-    if excess <= 0 then return false, (bucket[1] + buckets) * bucketMs end
+    if excess <= 0 then return false, (bucket[1] + buckets + 1) * bucketMs end
   end
-  return false, (current + buckets) * bucketMs
+  return false, (current + buckets + 1) * bucketMs
 end
 
 local function record(key, bucketMs, buckets, amount)
   rcall('HINCRBY', key, math.floor(now / bucketMs), amount)
-  rcall('PEXPIRE', key, (buckets + 1) * bucketMs)
+  rcall('PEXPIRE', key, (buckets + 2) * bucketMs)
 end
 
 local code, untilMs = '0', 0

@@ -1,9 +1,8 @@
 /**
  * Reading the secondary-limit windows that takePace-7.lua keeps (pure: the caller fetches the
- * hashes and the time). A window is a hash of buckets, bucket index → points; 60 buckets of
- * minute/60 for a minute, 60 buckets of a minute for an hour. A bucket counts while its index is
- * within the last 60, the same rule the script applies, so a view never shows less than the
- * script will count.
+ * hashes and the time). A window is a hash of buckets, bucket index → points; buckets of
+ * minute/60 for a minute, of a minute for an hour. The current bucket and the 60 before it count,
+ * the same rule the script applies, so a view never shows less than the script will count.
  */
 
 /** What a paced job waits for, by takePace-7.lua's refusal code. */
@@ -24,7 +23,7 @@ export function windowSum(
   bucketMs: number,
   buckets = 60,
 ): number {
-  const oldest = Math.floor(now / bucketMs) - buckets + 1;
+  const oldest = Math.floor(now / bucketMs) - buckets;
   let sum = 0;
   for (const [index, value] of Object.entries(fields)) {
     if (Number(index) >= oldest) sum += Number(value) || 0;

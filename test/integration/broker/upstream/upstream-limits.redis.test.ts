@@ -211,7 +211,7 @@ describe("GitHub's limits in the upstream queue", () => {
       expect(fake.count("POST", "/repos/a/b/issues/1/comments")).toBe(3);
       // The third went only when the first left the (3 s) minute.
       const times = fake.hits.map((x) => x.at).sort((x, y) => x - y);
-      expect(times[2]! - times[0]!).toBeGreaterThanOrEqual(2_900);
+      expect(times[2]! - times[0]!).toBeGreaterThanOrEqual(2_950);
       expect(Date.now() - started).toBeLessThan(8_000);
       expect((await q.secondaryView()).waiting).toEqual([]);
     });
@@ -278,16 +278,18 @@ describe("takePace-7.lua", () => {
     ])) as string[];
 
   it("admits points up to the per-minute limit, then names when the oldest second leaves the window", async () => {
-    expect((await take(T, 4))[0]).toBe("0");
+    expect((await take(T + 900, 4))[0]).toBe("0");
     expect((await take(T + 10_000, 5))[0]).toBe("0");
-    expect(await take(T + 20_000, 5)).toEqual(["3", String(T + 60_000), String(T + 20_000)]);
-    expect((await take(T + 60_000, 5))[0]).toBe("0");
+    expect(await take(T + 20_000, 5)).toEqual(["3", String(T + 61_000), String(T + 20_000)]);
+    // 59.1 s after the first: still inside one minute, so still counted (its whole second is).
+    expect((await take(T + 60_000, 5))[0]).toBe("3");
+    expect((await take(T + 61_000, 5))[0]).toBe("0");
   });
 
   it("records nothing when it refuses", async () => {
     await take(T, 10);
     await take(T + 1_000, 1);
-    expect((await take(T + 60_000, 10))[0]).toBe("0");
+    expect((await take(T + 61_000, 10))[0]).toBe("0");
   });
 
   it("limits content creation per minute (code 4) and per hour (code 5)", async () => {
@@ -297,42 +299,42 @@ describe("takePace-7.lua", () => {
     expect((await take(T + 62_000, 0, true))[0]).toBe("0");
     const hourly = await take(T + 130_000, 0, true);
     expect(hourly[0]).toBe("5");
-    expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_600_000);
+    expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_660_000);
   });
 
   it("compresses both windows with the minute: 600 ms minutes make a 36 s hour", async () => {
     const m = { minuteMs: 600 };
     for (let i = 0; i < 3; i++) expect((await take(T + i, 0, true, m))[0]).toBe("0");
     expect((await take(T + 100, 0, true, m))[0]).toBe("4");
-    expect((await take(T + 700, 0, true, m))[0]).toBe("0");
-    expect((await take(T + 1_400, 0, true, m))[0]).toBe("0");
+    expect((await take(T + 610, 0, true, m))[0]).toBe("0");
+    expect((await take(T + 1_220, 0, true, m))[0]).toBe("0");
     const hourly = await take(T + 2_100, 0, true, m);
     expect(hourly[0]).toBe("5");
-    expect(Number(hourly[1])).toBe(Math.floor(T / 600) * 600 + 36_000);
+    expect(Number(hourly[1])).toBe(Math.floor(T / 600) * 600 + 36_600);
     await expect(take(T, 1, false, { minuteMs: 1_000 + 1 })).rejects.toThrow(/invalid argument/);
   });
 
   it("records what a refused job waits for and forgets it when the job goes", async () => {
     await take(T, 10);
     await take(T + 1_000, 1, false, { job: "j1", session: "s1" });
-    expect(await client.hgetall(keys[6]!)).toEqual({ j1: `3|s1|/x|${T + 60_000}|${T + 1_000}` });
-    expect((await take(T + 60_000, 1, false, { job: "j1", session: "s1" }))[0]).toBe("0");
+    expect(await client.hgetall(keys[6]!)).toEqual({ j1: `3|s1|/x|${T + 61_000}|${T + 1_000}` });
+    expect((await take(T + 61_000, 1, false, { job: "j1", session: "s1" }))[0]).toBe("0");
     expect(await client.hgetall(keys[6]!)).toEqual({});
-    expect(await client.zscore(keys[5]!, "/x")).toBe(String(T + 60_000));
+    expect(await client.zscore(keys[5]!, "/x")).toBe(String(T + 61_000));
   });
 
   it("answers a dry run without recording anything", async () => {
     for (let i = 0; i < 3; i++) await take(T, 0, true);
     expect(await take(T + 1, 0, true, { dry: true, job: "j2" })).toEqual([
       "4",
-      String(T + 60_000),
+      String(T + 61_000),
       String(T + 1),
     ]);
     expect(await client.hgetall(keys[6]!)).toEqual({});
-    expect((await take(T + 60_000, 0, true, { dry: true }))[0]).toBe("0");
-    // The dry go recorded nothing: two more real ones still fit this minute.
-    expect((await take(T + 60_000, 0, true))[0]).toBe("0");
-    expect(await client.hget(keys[3]!, String(Math.floor((T + 60_000) / 1000)))).toBe("1");
+    expect((await take(T + 61_000, 0, true, { dry: true }))[0]).toBe("0");
+    // The dry go recorded nothing: a real one still finds the bucket empty.
+    expect((await take(T + 61_000, 0, true))[0]).toBe("0");
+    expect(await client.hget(keys[3]!, String(Math.floor((T + 61_000) / 1000)))).toBe("1");
   });
 
   it("reports a pause or a blocked resource first", async () => {
