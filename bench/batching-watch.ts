@@ -302,6 +302,18 @@ async function main(): Promise<void> {
         return [name, Number(ms)];
       }),
   );
+  // The code measured: the commit at the start (and whether the tree had changes).
+  const gitCommit = (() => {
+    try {
+      const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+      const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+        encoding: "utf8",
+      });
+      return dirty.trim() ? `${head}+changes` : head;
+    } catch {
+      return "unknown";
+    }
+  })();
   const dir = mkdtempSync(join(tmpdir(), "aob-bench-batch-"));
   const redis = await startEmbeddedRedis({ dir: join(dir, "redis"), detached: false, persist: false });
   const prs = Array.from({ length: sessions }, (_, i) => 101 + i);
@@ -437,13 +449,6 @@ async function main(): Promise<void> {
     }
 
     const ratio = directReport.graphqlPoints / Math.max(1, brokerReport.graphqlPoints);
-    const gitCommit = (() => {
-      try {
-        return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-      } catch {
-        return "unknown";
-      }
-    })();
     const result = {
       command: `npm run bench:batching -- --sessions ${sessions} --interval ${values.interval} --seconds ${values.seconds}${values.lifecycle ? " --lifecycle" : ""}${ciEveryMs > 0 ? ` --ci-every ${values["ci-every"]}` : ""}${commentEveryMs > 0 ? ` --comment-every ${values["comment-every"]}` : ""} --via ${via}${values.budgets ? ` --budgets ${values.budgets}` : ""}`,
       commit: gitCommit,
