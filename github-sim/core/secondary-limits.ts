@@ -47,7 +47,6 @@ export type SecondaryVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly retryAfterS: number; readonly reason: string };
 
-
 /** A sliding window of (time, amount) entries with a running sum. */
 class SlidingWindow {
   private readonly entries: { t: number; n: number }[] = [];
