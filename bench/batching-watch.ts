@@ -1,37 +1,61 @@
 /**
- * `npm run bench:batching`: issue 6's watch-loop workload with real gh 2.23. N sessions each poll
- * their own PR with `gh pr checks N` every `interval` seconds, phases spread at random (not in
- * step), for `seconds`; once straight to the simulator and once through the broker (default
- * configuration), on the same still world. Reported: upstream GraphQL points and requests per arm
- * (the simulator's own accounting), their ratio, gh wall time per poll (p50/p99), and whether every
- * answer through the broker equals the direct answer for the same PR.
- * `--lifecycle`: the broker's lifecycle also watches each session's PR, as AO has it do (its free
- * guards then vouch for the PRs, and agents' polls of an unchanged PR are served from the cache).
- * `--budgets repeat=MS,watch=MS`: batching latency budgets other than the defaults.
- * Usage: npm run bench:batching [-- --sessions 50 --interval 10 --seconds 120 --lifecycle
- *        --budgets repeat=1500 --json FILE]
+ * `npm run bench:batching`: issue 6's watch-loop workload with real gh 2.23, and issue 16's
+ * comment fleet. N sessions each poll their own PR with `gh pr checks N` every `interval` seconds,
+ * phases spread at random (not in step), for `seconds`; once straight to the simulator and once
+ * through the broker, each arm on a fresh simulator with the same world and the same motion.
+ * Reported per arm: upstream GraphQL points and requests (the simulator's own accounting) and their
+ * ratio, REST requests, the operations that cost the most, gh wall time per command (p50/p99),
+ * rate-limit errors, and for the broker the cache labels of the agents' answers (`/metrics`).
+ *
+ * - `--via shim` (default): the broker arm's gh is the agents' shim (agents-shim/, installed with
+ *   the real installer into a scratch directory, first on PATH), each session opened over IPC as AO
+ *   opens it and named by `AO_SESSION_ID`, as an agent runs it. `--via session`: gh with the
+ *   session's environment (token and gateway), no shim. Needs `npm run build` (the shim's helper).
+ * - `--lifecycle`: the broker's lifecycle also watches each session's PR, as AO has it do.
+ * - `--ci-every S`: CI moves: every S seconds each PR gets a push whose CI runs (build 20 s, test
+ *   40 s after a 5 s queue), the PRs' pushes spread evenly over S. 0 (default): a still world.
+ * - `--comment-every S`: each session also posts `gh pr comment N --body …` every S seconds; the
+ *   world is then checked: every acknowledged comment present exactly once.
+ * - `--budgets repeat=MS,watch=MS`: batching latency budgets other than the defaults.
+ * Usage: npm run bench:batching [-- --sessions 40 --interval 10 --seconds 180 --lifecycle
+ *        --ci-every 60 --comment-every 60 --json FILE]
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { installShim } from "../agents-shim/index.js";
 import { startBroker, startEmbeddedRedis } from "../broker/index.js";
-import { connectBroker } from "../client/index.js";
+import { type BudgetResult, connectBroker } from "../client/index.js";
 import { silentLogger } from "../common/index.js";
-import { startSimulator } from "../github-sim/index.js";
+import { type RunningSimulator, type SimStats, startSimulator } from "../github-sim/index.js";
 
-interface Poll {
+const REPO = "acme/widgets";
+const GH = execFileSync("sh", ["-c", "command -v gh"], { encoding: "utf8" }).trim();
+const BASE_PATH = process.env.PATH ?? "/usr/bin:/bin";
+
+interface Command {
+  readonly kind: "checks" | "comment";
+  readonly pr: number;
   readonly stdout: string;
   readonly stderr: string;
   readonly code: number | null;
   readonly ms: number;
+  readonly body?: string;
 }
 
-function gh(args: string[], env: Record<string, string>): Promise<Poll> {
+function gh(
+  file: string,
+  kind: Command["kind"],
+  pr: number,
+  args: string[],
+  env: Record<string, string>,
+  body?: string,
+): Promise<Command> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn("gh", args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => {
@@ -41,7 +65,9 @@ function gh(args: string[], env: Record<string, string>): Promise<Poll> {
       stderr += c.toString();
     });
     // "close", not "exit": exit can come before the last of stdout has been read.
-    child.on("close", (code) => resolve({ stdout, stderr, code, ms: performance.now() - started }));
+    child.on("close", (code) =>
+      resolve({ kind, pr, stdout, stderr, code, ms: performance.now() - started, ...(body ? { body } : {}) }),
+    );
   });
 }
 
@@ -52,27 +78,194 @@ function percentile(values: number[], p: number): number {
   );
 }
 
-async function runArm(
-  envFor: (pr: number) => Record<string, string>,
-  prs: number[],
-  intervalMs: number,
-  durationMs: number,
-): Promise<Map<number, Poll[]>> {
-  const polls = new Map<number, Poll[]>();
-  const end = Date.now() + durationMs;
-  await Promise.all(
-    prs.map(async (pr) => {
-      const list: Poll[] = [];
-      polls.set(pr, list);
-      await new Promise((r) => setTimeout(r, Math.random() * intervalMs));
-      while (Date.now() < end) {
-        const next = Date.now() + intervalMs;
-        list.push(await gh(["pr", "checks", String(pr)], envFor(pr)));
-        await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
-      }
-    }),
-  );
-  return polls;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+interface ArmPlan {
+  readonly name: "direct" | "broker";
+  readonly sim: RunningSimulator;
+  readonly ghFile: string;
+  readonly envFor: (pr: number) => Record<string, string>;
+  readonly prs: readonly number[];
+  readonly intervalMs: number;
+  readonly durationMs: number;
+  readonly ciEveryMs: number;
+  readonly commentEveryMs: number;
+}
+
+/** A push whose CI moves: queued 5 s, build done 20 s later, test 40 s later. */
+function push(pr: number, round: number) {
+  return {
+    type: "push" as const,
+    repo: REPO,
+    branch: `gen/pr-${pr}`,
+    message: `change ${round} on ${pr}`,
+    ci: {
+      jobs: [
+        { name: "build", conclusion: "success" as const, startAfterS: 5, durationS: 20 },
+        { name: "test", conclusion: "success" as const, startAfterS: 5, durationS: 40 },
+      ],
+    },
+  };
+}
+
+async function runArm(plan: ArmPlan): Promise<{ commands: Command[]; pushes: number }> {
+  const commands: Command[] = [];
+  const start = Date.now();
+  const end = start + plan.durationMs;
+  let pushes = 0;
+  const loops: Promise<void>[] = [];
+  plan.prs.forEach((pr, i) => {
+    const env = plan.envFor(pr);
+    loops.push(
+      (async () => {
+        await sleep(Math.random() * plan.intervalMs);
+        while (Date.now() < end) {
+          const next = Date.now() + plan.intervalMs;
+          commands.push(await gh(plan.ghFile, "checks", pr, ["pr", "checks", String(pr)], env));
+          await sleep(next - Date.now());
+        }
+      })(),
+    );
+    if (plan.commentEveryMs > 0) {
+      loops.push(
+        (async () => {
+          await sleep(Math.random() * plan.commentEveryMs);
+          for (let k = 0; Date.now() < end; k++) {
+            const next = Date.now() + plan.commentEveryMs;
+            const body = `fleet ${plan.name} s${pr} #${k}`;
+            commands.push(
+              await gh(plan.ghFile, "comment", pr, ["pr", "comment", String(pr), "--body", body], env, body),
+            );
+            await sleep(next - Date.now());
+          }
+        })(),
+      );
+    }
+    if (plan.ciEveryMs > 0) {
+      // The same schedule in both arms: PR i's pushes at (i / N + k) × S after the arm starts.
+      loops.push(
+        (async () => {
+          for (let k = 0; ; k++) {
+            const at = start + (i / plan.prs.length + k) * plan.ciEveryMs;
+            if (at >= end) return;
+            await sleep(at - Date.now());
+            plan.sim.inject(push(pr, k));
+            pushes++;
+          }
+        })(),
+      );
+    }
+  });
+  await Promise.all(loops);
+  return { commands, pushes };
+}
+
+const RATE_LIMITED = /rate limit|secondary|retry after|HTTP 429/i;
+
+/** A command failed: gh pr checks exits 8 for pending checks and 1 for failing ones, both answers. */
+function failed(c: Command): boolean {
+  if (c.kind === "checks") return !(c.code === 0 || c.code === 8 || (c.code === 1 && c.stderr === ""));
+  return c.code !== 0;
+}
+
+/** Every acknowledged comment in the world exactly once; what landed unacknowledged. */
+function judgeComments(sim: RunningSimulator, arm: string, commands: Command[], prs: readonly number[]) {
+  const repo = sim.world.repo(REPO);
+  const inWorld = new Map<string, number>();
+  for (const pr of prs)
+    for (const c of repo?.pulls.get(pr)?.comments ?? [])
+      if (c.body.startsWith(`fleet ${arm} `)) inWorld.set(c.body, (inWorld.get(c.body) ?? 0) + 1);
+  const comments = commands.filter((c) => c.kind === "comment");
+  const acknowledged = comments.filter((c) => c.code === 0).map((c) => c.body as string);
+  const missing = acknowledged.filter((b) => !inWorld.has(b));
+  const duplicated = [...inWorld].filter(([, n]) => n > 1).map(([b]) => b);
+  const unacknowledgedLanded = [...inWorld.keys()].filter((b) => !acknowledged.includes(b));
+  return {
+    attempted: comments.length,
+    acknowledged: acknowledged.length,
+    inWorld: [...inWorld.values()].reduce((s, n) => s + n, 0),
+    missing: missing.length,
+    duplicated: duplicated.length,
+    unacknowledgedLanded: unacknowledgedLanded.length,
+    exactlyOnce: missing.length === 0 && duplicated.length === 0,
+  };
+}
+
+function topOperations(before: SimStats, after: SimStats, n = 8): Record<string, number> {
+  const diff = Object.entries(after.requests.byOperation)
+    .map(([op, count]) => [op, count - (before.requests.byOperation[op] ?? 0)] as const)
+    .filter(([, d]) => d > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n);
+  return Object.fromEntries(diff);
+}
+
+function armReport(
+  name: string,
+  sim: RunningSimulator,
+  before: SimStats,
+  after: SimStats,
+  run: { commands: Command[]; pushes: number },
+  prs: readonly number[],
+) {
+  const ms = (kind?: Command["kind"]) =>
+    run.commands.filter((c) => kind === undefined || c.kind === kind).map((c) => c.ms);
+  const stat = (values: number[]) => ({
+    count: values.length,
+    p50: Math.round(percentile(values, 50)),
+    p99: Math.round(percentile(values, 99)),
+  });
+  return {
+    commands: run.commands.length,
+    pushes: run.pushes,
+    failed: run.commands.filter(failed).length,
+    rateLimitErrors: run.commands.filter((c) => RATE_LIMITED.test(c.stderr)).length,
+    failures: run.commands
+      .filter(failed)
+      .slice(0, 5)
+      .map((c) => `${c.kind} exit ${c.code}: ${c.stderr.trim().slice(0, 300)}`),
+    graphqlRequests: after.requests.graphql - before.requests.graphql,
+    graphqlPoints: after.graphqlPoints - before.graphqlPoints,
+    restRequests: after.requests.rest - before.requests.rest,
+    restCharged: after.restCharged - before.restCharged,
+    notModified: after.requests.notModified - before.requests.notModified,
+    secondaryLimited: after.requests.secondaryLimited - before.requests.secondaryLimited,
+    rateLimited: after.requests.rateLimited - before.requests.rateLimited,
+    topOperations: topOperations(before, after),
+    gh: { all: stat(ms()), checks: stat(ms("checks")), comment: stat(ms("comment")) },
+    comments: judgeComments(sim, name, run.commands, prs),
+  };
+}
+
+/** `ao_broker_requests_total` by cache result, for agent sessions and for everyone else. */
+async function cacheLabels(gatewayUrl: string): Promise<Record<string, Record<string, number>>> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const out: Record<string, Record<string, number>> = { agents: {}, other: {} };
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("ao_broker_requests_total{")) continue;
+    const session = /session="([^"]*)"/.exec(line)?.[1] ?? "";
+    const label = /cache_result="([^"]*)"/.exec(line)?.[1] ?? "?";
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    const group = /^s\d+$/.test(session) ? "agents" : "other";
+    const bucket = out[group] as Record<string, number>;
+    bucket[label] = (bucket[label] ?? 0) + value;
+  }
+  return out;
+}
+
+function diffLabels(
+  before: Record<string, Record<string, number>>,
+  after: Record<string, Record<string, number>>,
+): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const [group, labels] of Object.entries(after)) {
+    out[group] = Object.fromEntries(
+      Object.entries(labels)
+        .map(([label, n]) => [label, n - (before[group]?.[label] ?? 0)] as const)
+        .filter(([, n]) => n > 0),
+    );
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -82,6 +275,9 @@ async function main(): Promise<void> {
       interval: { type: "string", default: "10" },
       seconds: { type: "string", default: "120" },
       lifecycle: { type: "boolean", default: false },
+      "ci-every": { type: "string", default: "0" },
+      "comment-every": { type: "string", default: "0" },
+      via: { type: "string", default: "shim" },
       budgets: { type: "string" },
       json: { type: "string" },
     },
@@ -89,6 +285,12 @@ async function main(): Promise<void> {
   const sessions = Number(values.sessions);
   const intervalMs = Number(values.interval) * 1000;
   const durationMs = Number(values.seconds) * 1000;
+  const ciEveryMs = Number(values["ci-every"]) * 1000;
+  const commentEveryMs = Number(values["comment-every"]) * 1000;
+  const via = values.via;
+  if (via !== "shim" && via !== "session") throw new Error(`--via: expected shim or session, got ${via}`);
+  for (const [flag, v] of Object.entries({ sessions, intervalMs, durationMs, ciEveryMs, commentEveryMs }))
+    if (!(Number.isFinite(v) && v >= 0)) throw new Error(`--${flag}: expected a number ≥ 0`);
   const budgets = Object.fromEntries(
     (values.budgets ?? "")
       .split(",")
@@ -100,122 +302,192 @@ async function main(): Promise<void> {
         return [name, Number(ms)];
       }),
   );
+  // The code measured: the commit at the start (and whether the tree had changes).
+  const gitCommit = (() => {
+    try {
+      const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+      const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+        encoding: "utf8",
+      });
+      return dirty.trim() ? `${head}+changes` : head;
+    } catch {
+      return "unknown";
+    }
+  })();
   const dir = mkdtempSync(join(tmpdir(), "aob-bench-batch-"));
   const redis = await startEmbeddedRedis({ dir: join(dir, "redis"), detached: false, persist: false });
-  const sim = await startSimulator({ port: 0, prs: sessions });
   const prs = Array.from({ length: sessions }, (_, i) => 101 + i);
-  try {
-    const ghEnv = (pr: number) => ({
-      GH_CONFIG_DIR: join(dir, `gh-${pr}`),
+  const quiet = (pr: number) => {
+    const home = join(dir, `home-${pr}`);
+    mkdirSync(join(home, "tmp"), { recursive: true });
+    return {
+      PATH: BASE_PATH,
+      HOME: home,
+      TMPDIR: join(home, "tmp"),
+      GH_CONFIG_DIR: join(home, "gh"),
       GH_NO_UPDATE_NOTIFIER: "1",
       GH_PROMPT_DISABLED: "1",
-    });
-    process.stderr.write(
-      `direct arm: ${sessions} sessions, gh pr checks every ${values.interval}s for ${values.seconds}s\n`,
-    );
-    const before = sim.stats();
-    const direct = await runArm(
-      (pr) => ({
-        ...ghEnv(pr),
+      GH_PAGER: "cat",
+      LANG: "C.UTF-8",
+    };
+  };
+  const sims: RunningSimulator[] = [];
+  const newSim = async () => {
+    const sim = await startSimulator({ port: 0, prs: sessions });
+    sims.push(sim);
+    return sim;
+  };
+  const what = `${sessions} sessions, gh pr checks every ${values.interval}s${commentEveryMs > 0 ? `, gh pr comment every ${values["comment-every"]}s` : ""}${ciEveryMs > 0 ? `, CI moving (a push per PR every ${values["ci-every"]}s)` : ", still world"}, ${values.seconds}s per arm`;
+  try {
+    process.stderr.write(`direct arm: ${what}\n`);
+    const directSim = await newSim();
+    const directBefore = directSim.stats();
+    const direct = await runArm({
+      name: "direct",
+      sim: directSim,
+      ghFile: GH,
+      envFor: (pr) => ({
+        ...quiet(pr),
         GH_HOST: "github.localhost",
-        GH_TOKEN: sim.token,
-        GH_REPO: "github.localhost/acme/widgets",
-        HTTP_PROXY: sim.url,
+        GH_TOKEN: directSim.token,
+        GH_REPO: `github.localhost/${REPO}`,
+        HTTP_PROXY: directSim.url,
         NO_PROXY: "",
+        no_proxy: "",
       }),
       prs,
       intervalMs,
       durationMs,
-    );
-    const mid = sim.stats();
+      ciEveryMs,
+      commentEveryMs,
+    });
+    const directAfter = directSim.stats();
 
+    const brokerSim = await newSim();
     const broker = await startBroker({
       logger: silentLogger(),
       probeLocalRedis: false,
-      env: { GITHUB_TOKEN: sim.token },
+      env: { GITHUB_TOKEN: brokerSim.token },
       overrides: {
         listen: "127.0.0.1:0",
         socket: join(dir, "broker.sock"),
         stateDir: join(dir, "state"),
-        upstream: { url: sim.url, forwardClientHost: true },
+        upstream: { url: brokerSim.url, forwardClientHost: true },
         redis: { url: redis.url, prefix: "bench" },
         ...(Object.keys(budgets).length > 0 ? { batching: { latencyBudgetMs: budgets } } : {}),
         lifecycle: { enabled: values.lifecycle },
       },
     });
-    const client = await connectBroker({ socketPath: broker.socketPath });
-    const envs = new Map<number, Record<string, string>>();
-    for (const pr of prs)
-      envs.set(
-        pr,
-        (await client.openSession({ id: `s${pr}`, repo: "acme/widgets" })).env as Record<string, string>,
-      );
-    if (values.lifecycle) {
+    let brokerReport: ReturnType<typeof armReport>;
+    let labels: Record<string, Record<string, number>>;
+    let budget: BudgetResult;
+    let runBroker: { commands: Command[]; pushes: number };
+    try {
+      const client = await connectBroker({ socketPath: broker.socketPath });
+      // Sessions opened over IPC as AO opens them; the agents then name theirs by AO_SESSION_ID.
+      const envs = new Map<number, Record<string, string>>();
       for (const pr of prs)
-        await client.watch({ sessionId: `s${pr}`, repo: "acme/widgets", branch: `gen/pr-${pr}`, pr });
-      // Let the first cycle read every PR and the guards take their baselines, as in steady state.
-      await new Promise((r) => setTimeout(r, 25_000));
+        envs.set(pr, (await client.openSession({ id: `s${pr}`, repo: REPO })).env as Record<string, string>);
+      if (values.lifecycle) {
+        for (const pr of prs)
+          await client.watch({ sessionId: `s${pr}`, repo: REPO, branch: `gen/pr-${pr}`, pr });
+        // Let the first cycle read every PR and the guards take their baselines, as in steady state.
+        await sleep(25_000);
+      }
+      const bin = join(dir, "bin");
+      const shim = via === "shim" ? installShim({ dir: bin, env: { PATH: BASE_PATH } }).shimPath : GH;
+      const envFor = (pr: number) =>
+        via === "shim"
+          ? {
+              ...quiet(pr),
+              PATH: `${bin}:${BASE_PATH}`,
+              AO_BROKER_SOCKET: broker.socketPath,
+              AO_BROKER_SHIM_STATE: join(dir, "shim-state"),
+              AO_BROKER_GH: GH,
+              AO_SESSION_ID: `s${pr}`,
+              GH_REPO: REPO,
+            }
+          : { ...quiet(pr), ...(envs.get(pr) ?? {}) };
+      process.stderr.write(
+        `broker arm (${via === "shim" ? "gh through the agents' shim" : "session env"})\n`,
+      );
+      const labelsBefore = await cacheLabels(broker.gatewayUrl);
+      const brokerBefore = brokerSim.stats();
+      runBroker = await runArm({
+        name: "broker",
+        sim: brokerSim,
+        ghFile: shim,
+        envFor,
+        prs,
+        intervalMs,
+        durationMs,
+        ciEveryMs,
+        commentEveryMs,
+      });
+      const brokerAfter = brokerSim.stats();
+      labels = diffLabels(labelsBefore, await cacheLabels(broker.gatewayUrl));
+      budget = await client.budget();
+      await client.close();
+      brokerReport = armReport("broker", brokerSim, brokerBefore, brokerAfter, runBroker, prs);
+    } finally {
+      await broker.close();
     }
-    await client.close();
-    process.stderr.write("broker arm\n");
-    const viaBroker = await runArm(
-      (pr) => ({ ...ghEnv(pr), ...(envs.get(pr) ?? {}) }),
-      prs,
-      intervalMs,
-      durationMs,
-    );
-    const after = sim.stats();
-    await broker.close();
+    const directReport = armReport("direct", directSim, directBefore, directAfter, direct, prs);
 
+    // In a still world every broker answer must equal the direct one for the same PR.
     let compared = 0;
     let different = 0;
-    const differences: { pr: number; expected: string; got: Poll }[] = [];
-    for (const pr of prs) {
-      const reference = direct.get(pr)?.[0]?.stdout ?? "";
-      for (const poll of viaBroker.get(pr) ?? []) {
+    const differences: { pr: number; expected: string; got: string }[] = [];
+    if (ciEveryMs === 0 && commentEveryMs === 0) {
+      for (const c of runBroker.commands) {
+        const reference = direct.commands.find((d) => d.kind === "checks" && d.pr === c.pr)?.stdout ?? "";
         compared++;
-        if (poll.stdout === reference) continue;
+        if (c.stdout === reference) continue;
         different++;
-        if (differences.length < 5) differences.push({ pr, expected: reference, got: poll });
+        if (differences.length < 5) differences.push({ pr: c.pr, expected: reference, got: c.stdout });
       }
     }
-    const directMs = [...direct.values()].flat().map((p) => p.ms);
-    const brokerMs = [...viaBroker.values()].flat().map((p) => p.ms);
+
+    const ratio = directReport.graphqlPoints / Math.max(1, brokerReport.graphqlPoints);
     const result = {
-      command: `npm run bench:batching -- --sessions ${sessions} --interval ${values.interval} --seconds ${values.seconds}${values.lifecycle ? " --lifecycle" : ""}${values.budgets ? ` --budgets ${values.budgets}` : ""}`,
+      command: `npm run bench:batching -- --sessions ${sessions} --interval ${values.interval} --seconds ${values.seconds}${values.lifecycle ? " --lifecycle" : ""}${ciEveryMs > 0 ? ` --ci-every ${values["ci-every"]}` : ""}${commentEveryMs > 0 ? ` --comment-every ${values["comment-every"]}` : ""} --via ${via}${values.budgets ? ` --budgets ${values.budgets}` : ""}`,
+      commit: gitCommit,
+      load: execFileSync("uptime", { encoding: "utf8" }).trim(),
       sessions,
       intervalSeconds: Number(values.interval),
       seconds: Number(values.seconds),
-      direct: {
-        polls: directMs.length,
-        graphqlRequests: mid.requests.graphql - before.requests.graphql,
-        graphqlPoints: mid.graphqlPoints - before.graphqlPoints,
-        ghMsP50: percentile(directMs, 50),
-        ghMsP99: percentile(directMs, 99),
-      },
-      broker: {
-        polls: brokerMs.length,
-        graphqlRequests: after.requests.graphql - mid.requests.graphql,
-        graphqlPoints: after.graphqlPoints - mid.graphqlPoints,
-        ghMsP50: percentile(brokerMs, 50),
-        ghMsP99: percentile(brokerMs, 99),
-      },
+      ciEverySeconds: ciEveryMs / 1000,
+      commentEverySeconds: commentEveryMs / 1000,
+      via,
+      direct: directReport,
+      broker: { ...brokerReport, cacheLabels: labels, secondary: budget.secondary },
       answersCompared: compared,
       answersDifferent: different,
       differences,
+      pointsRatio: ratio,
+      medianAddedMs: brokerReport.gh.all.p50 - directReport.gh.all.p50,
     };
-    const ratio = result.direct.graphqlPoints / Math.max(1, result.broker.graphqlPoints);
+    const line = (name: string, r: typeof directReport) =>
+      `  ${name.padEnd(7)} ${r.commands} gh commands (${r.failed} failed, ${r.rateLimitErrors} rate-limit errors), ${r.graphqlRequests} GraphQL requests, ${r.graphqlPoints} points, ${r.restRequests} REST (${r.notModified} 304), gh p50 ${r.gh.all.p50} ms p99 ${r.gh.all.p99} ms (checks ${r.gh.checks.p50}/${r.gh.checks.p99}, comment ${r.gh.comment.p50}/${r.gh.comment.p99})${commentEveryMs > 0 ? `; comments ${r.comments.acknowledged} acknowledged, ${r.comments.inWorld} in the world, exactly once: ${r.comments.exactlyOnce}` : ""}`;
     process.stdout.write(
       `${[
-        `gh pr checks every ${values.interval}s, ${sessions} sessions, ${values.seconds}s per arm:`,
-        `  direct   ${result.direct.polls} polls, ${result.direct.graphqlRequests} GraphQL requests, ${result.direct.graphqlPoints} points, gh p50 ${Math.round(result.direct.ghMsP50)} ms p99 ${Math.round(result.direct.ghMsP99)} ms`,
-        `  broker   ${result.broker.polls} polls, ${result.broker.graphqlRequests} GraphQL requests, ${result.broker.graphqlPoints} points, gh p50 ${Math.round(result.broker.ghMsP50)} ms p99 ${Math.round(result.broker.ghMsP99)} ms`,
-        `  points saved: ${ratio.toFixed(1)}x; answers identical to direct: ${compared - different}/${compared}`,
+        `${what}:`,
+        line("direct", directReport),
+        line("broker", brokerReport),
+        `  GraphQL points saved: ${ratio.toFixed(1)}x; broker − direct at the median: ${result.medianAddedMs} ms${compared > 0 ? `; answers identical to direct: ${compared - different}/${compared}` : ""}`,
+        `  broker cache labels (agents): ${JSON.stringify(labels.agents)}; others (lifecycle): ${JSON.stringify(labels.other)}`,
+        `  top upstream operations, direct: ${JSON.stringify(directReport.topOperations)}`,
+        `  top upstream operations, broker: ${JSON.stringify(brokerReport.topOperations)}`,
+        ...(budget.secondary
+          ? [
+              `  content creation this hour ${budget.secondary.contentCreation.hour.used} (paced to ${budget.secondary.contentCreation.hour.limit}, GitHub ${budget.secondary.contentCreation.hour.githubLimit})`,
+            ]
+          : []),
       ].join("\n")}\n`,
     );
-    if (values.json) writeFileSync(values.json, JSON.stringify({ ...result, pointsRatio: ratio }, null, 2));
+    if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));
   } finally {
-    await sim.close();
+    for (const sim of sims) await sim.close();
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -119,10 +119,54 @@ export interface BudgetSession {
   readonly share: number;
 }
 
+/** A count under one of GitHub's secondary limits: what the broker paces to and GitHub's own. */
+export interface SecondaryCount {
+  readonly used: number;
+  readonly limit: number;
+  readonly githubLimit: number;
+}
+
+/** What a session waits for right now, and until when. */
+export interface BudgetWaitInfo {
+  readonly sessionId: string;
+  /**
+   * The limit holding it back: `content-creation-per-minute`, `content-creation-per-hour`,
+   * `endpoint-points-per-minute`, `secondary-limit-pause`, `primary-budget` (the upstream queue's
+   * pacing, all brokers), or the budget gate's `budget`, `fair-share`, `pace` (this broker).
+   */
+  readonly limit: string;
+  /** `graphql`, a REST endpoint (`/repos/:owner/:repo/issues/:n/comments`) or a primary resource. */
+  readonly endpoint: string;
+  /** ISO time it may go or asks again. */
+  readonly until: string;
+  /** ISO time it has been waiting since. */
+  readonly since: string;
+}
+
+/** GitHub's secondary limits as the upstream queue paces them, across all brokers. */
+export interface BudgetSecondary {
+  /** The limits' minute, ms (60,000 unless a simulator compresses time). */
+  readonly minuteMs: number;
+  /** Content-creating requests (PR create, comments, reviews, issues) this minute and this hour. */
+  readonly contentCreation: { readonly minute: SecondaryCount; readonly hour: SecondaryCount };
+  /** GraphQL points this minute (a query 1, a mutation 5). */
+  readonly graphqlPoints: SecondaryCount;
+  /** REST points this minute of the busiest endpoints (a GET or a 304 1, a write 5), most first. */
+  readonly endpoints: readonly (SecondaryCount & { readonly endpoint: string })[];
+  /** Requests in flight to GitHub. */
+  readonly concurrency: SecondaryCount;
+  /** ISO time until which GitHub asked for a pause, when one is in force. */
+  readonly pausedUntil?: string | undefined;
+}
+
 export interface BudgetResult {
   /** Resource name (`core`, `graphql`, ...) → the global bucket. */
   readonly resources: Readonly<Record<string, BudgetResource>>;
   readonly sessions: readonly BudgetSession[];
+  /** Absent from a broker without an upstream queue (degraded mode). */
+  readonly secondary?: BudgetSecondary | undefined;
+  /** Sessions waiting for a limit now, oldest first. */
+  readonly waiting?: readonly BudgetWaitInfo[] | undefined;
 }
 
 export interface GraphqlResult {

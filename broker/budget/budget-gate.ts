@@ -46,6 +46,7 @@ import {
 } from "./budget-validation.js";
 import {
   type BudgetViews,
+  type BudgetWait,
   createBudgetViews,
   type GlobalBudgetView,
   type SessionSpend,
@@ -154,6 +155,7 @@ export class BudgetGate {
   #sub: Redis | undefined;
   #scripts: LuaScripts | undefined;
   #views: BudgetViews | undefined;
+  readonly #waiting = new Map<symbol, BudgetWait>();
   readonly #knownResources = new Set<string>();
   readonly #waiters: BudgetWaiters;
   readonly #closing = new AbortController();
@@ -265,6 +267,24 @@ export class BudgetGate {
    * what the gateway needs for GitHub's rate-limit answer in `data`).
    */
   async admit(request: AdmitRequest, options: { readonly signal?: AbortSignal } = {}): Promise<Admission> {
+    const token = Symbol("wait");
+    try {
+      return await this.#admitWaiting(request, options, token);
+    } finally {
+      this.#waiting.delete(token);
+    }
+  }
+
+  /** This broker's callers waiting in `admit()` now, and for which rule (oldest first). */
+  waiting(): BudgetWait[] {
+    return [...this.#waiting.values()].sort((a, b) => a.since - b.since);
+  }
+
+  async #admitWaiting(
+    request: AdmitRequest,
+    options: { readonly signal?: AbortSignal },
+    token: symbol,
+  ): Promise<Admission> {
     let startedAt: number | undefined;
     for (;;) {
       this.#throwIfStopped(options.signal);
@@ -285,6 +305,13 @@ export class BudgetGate {
       const retryAt =
         decision.reason === "fair-share" ? decision.now + FAIR_SHARE_RETRY_MS : decision.retryAt;
       const wakeAt = Math.min(retryAt, decision.now + this.policy.pollMs, request.deadlineAt);
+      this.#waiting.set(token, {
+        sessionId: request.sessionId,
+        resource: request.resource,
+        reason: decision.reason,
+        retryAt,
+        since: startedAt,
+      });
       this.#logger.debug(
         {
           sessionId: request.sessionId,

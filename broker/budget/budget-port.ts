@@ -4,7 +4,7 @@
  * these charges", and a synchronous per-session view for every answer's x-ratelimit-* headers.
  */
 
-import type { BudgetResult } from "../../client/index.js";
+import type { BudgetResult, BudgetSecondary, BudgetWaitInfo } from "../../client/index.js";
 import { AoError, type Logger } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
 import {
@@ -14,7 +14,7 @@ import {
   BudgetWouldWait,
 } from "../pipeline/ports.js";
 import type { RedisHealth } from "../redis/redis-health.js";
-import type { UpstreamClient } from "../upstream/index.js";
+import type { SecondaryLimitsView, UpstreamClient } from "../upstream/index.js";
 import { BudgetErrors, type BudgetGate, type BudgetPolicyInput } from "./index.js";
 import type { LocalBudget } from "./local-budget.js";
 
@@ -181,9 +181,70 @@ export async function learnBuckets(
   }
 }
 
-/** `budget.get` / `ao-broker budget`: GitHub's buckets as the gate sees them, and each session's share. */
-export async function budgetReport(gate: BudgetGate): Promise<BudgetResult> {
-  const [views, spend] = await Promise.all([gate.globalView(), gate.sessionSpend()]);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The upstream queue's secondary-limit view in the protocol's terms. */
+export function secondaryReport(view: SecondaryLimitsView): {
+  secondary: BudgetSecondary;
+  waiting: BudgetWaitInfo[];
+} {
+  return {
+    secondary: {
+      minuteMs: view.minuteMs,
+      contentCreation: view.contentCreation,
+      graphqlPoints: {
+        used: view.graphql.points,
+        limit: view.graphql.limit,
+        githubLimit: view.graphql.githubLimit,
+      },
+      endpoints: view.endpoints.map((e) => ({
+        endpoint: e.endpoint,
+        used: e.points,
+        limit: e.limit,
+        githubLimit: e.githubLimit,
+      })),
+      concurrency: {
+        used: view.concurrency.inFlight,
+        limit: view.concurrency.limit,
+        githubLimit: view.concurrency.githubLimit,
+      },
+      ...(view.pausedUntil > 0 ? { pausedUntil: iso(view.pausedUntil) } : {}),
+    },
+    waiting: view.waiting.map((w) => ({
+      sessionId: w.sessionId,
+      limit: w.limit,
+      endpoint: w.endpoint,
+      until: iso(w.until),
+      since: iso(w.since),
+    })),
+  };
+}
+
+/**
+ * `budget.get` / `ao-broker budget`: GitHub's buckets as the gate sees them, each session's share,
+ * the secondary limits as the upstream queue paces them, and who waits for which limit.
+ */
+export async function budgetReport(
+  gate: BudgetGate,
+  queue?: { secondaryView(): Promise<SecondaryLimitsView> },
+): Promise<BudgetResult> {
+  const [views, spend, secondaryView] = await Promise.all([
+    gate.globalView(),
+    gate.sessionSpend(),
+    // Redis away: the primary views fail anyway; the secondary one must not hide them.
+    queue?.secondaryView().catch(() => undefined),
+  ]);
+  const secondary = secondaryView ? secondaryReport(secondaryView) : undefined;
+  const gateWaits: BudgetWaitInfo[] = gate.waiting().map((w) => ({
+    sessionId: w.sessionId,
+    limit: w.reason,
+    endpoint: w.resource,
+    until: iso(w.retryAt),
+    since: iso(w.since),
+  }));
+  const waiting = [...gateWaits, ...(secondary?.waiting ?? [])].sort((a, b) =>
+    a.since.localeCompare(b.since),
+  );
   const resources = Object.fromEntries(
     views.map((v) => [
       v.resource,
@@ -215,5 +276,7 @@ export async function budgetReport(gate: BudgetGate): Promise<BudgetResult> {
       spent,
       share: totalWeight > 0 ? (activeWeights.get(id) ?? 0) / totalWeight : 0,
     })),
+    ...(secondary ? { secondary: secondary.secondary } : {}),
+    waiting,
   };
 }

@@ -46,6 +46,18 @@ export interface SessionSpend {
   readonly share: number;
 }
 
+/** A caller waiting in `admit()` on this broker, and the rule that holds it back. */
+export interface BudgetWait {
+  readonly sessionId: string;
+  readonly resource: string;
+  /** "budget": the window is spent; "fair-share": others need their share; "pace": the window is paced. */
+  readonly reason: "budget" | "fair-share" | "pace";
+  /** Epoch ms: when it asks again. */
+  readonly retryAt: number;
+  /** Epoch ms: since when it waits. */
+  readonly since: number;
+}
+
 export interface BudgetViews {
   sessionView(sessionId: string, resource: string, weight: number): SessionBudgetView;
   globalView(): Promise<GlobalBudgetView[]>;

@@ -15,7 +15,7 @@ export {
   resolveBudgetPolicy,
 } from "./budget-policy.js";
 export type { ActiveSession, ResourceState } from "./budget-state.js";
-export type { GlobalBudgetView, SessionSpend } from "./budget-views.js";
+export type { BudgetWait, GlobalBudgetView, SessionSpend } from "./budget-views.js";
 export {
   type AdmissionDecision,
   type AdmissionInput,

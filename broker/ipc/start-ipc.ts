@@ -63,7 +63,7 @@ export async function startIpc(context: BrokerContext, parts: IpcParts): Promise
       socketPath: socket,
       defaultDeadlineMs: config.gateway.defaultDeadlineMs,
       shutdown: parts.shutdown,
-      budgetReport: () => budgetReport(parts.budget.gate),
+      budgetReport: () => budgetReport(parts.budget.gate, parts.queue),
       brokerStatus: async () => ({
         version: BROKER_VERSION,
         pid: process.pid,

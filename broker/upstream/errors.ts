@@ -15,6 +15,12 @@ export const UpstreamErrors = {
   AO_ERR_UPSTREAM_DEADLINE: "AO_ERR_UPSTREAM_DEADLINE",
   /** GitHub's budget for the resource is spent until after the caller's deadline; nothing was sent. */
   AO_ERR_UPSTREAM_RATE_LIMITED: "AO_ERR_UPSTREAM_RATE_LIMITED",
+  /**
+   * GitHub's secondary limits (content creation per minute or hour, an endpoint's points per
+   * minute) let the request go only after the caller's deadline; nothing was sent. `data`:
+   * `limit`, `endpoint`, `retryAfterSeconds`, `retryAt`, `allowed`. HTTP 429 with retry-after.
+   */
+  AO_ERR_UPSTREAM_PACED: "AO_ERR_UPSTREAM_PACED",
   /** The job's result never arrived (the broker running it vanished); reads only. */
   AO_ERR_UPSTREAM_LOST: "AO_ERR_UPSTREAM_LOST",
   /** An upstream job was malformed (method, path, headers, deadline). */

@@ -8,6 +8,14 @@ export {
   shouldRetry,
 } from "./core/retry-policy.js";
 export { endpointKey, type RequestKind, secondaryPoints } from "./core/secondary-points.js";
+export {
+  isStaleWait,
+  PACE_LIMITS,
+  type PacedWait,
+  type PaceLimit,
+  parseWait,
+  windowSum,
+} from "./core/secondary-window.js";
 export { type UpstreamErrorCode, UpstreamErrors } from "./errors.js";
 export {
   UpstreamClient,
@@ -23,4 +31,11 @@ export {
   type UpstreamPolicy,
   type UpstreamPolicyInput,
 } from "./upstream-policy.js";
-export { UpstreamQueue, type UpstreamQueueOptions, type UpstreamQueueStats } from "./upstream-queue.js";
+export {
+  GITHUB_SECONDARY,
+  type SecondaryCount,
+  type SecondaryLimitsView,
+  UpstreamQueue,
+  type UpstreamQueueOptions,
+  type UpstreamQueueStats,
+} from "./upstream-queue.js";

@@ -173,6 +173,7 @@ function httpStatusOf(code: string): number {
   if (code === UpstreamErrors.AO_ERR_UPSTREAM_TIMEOUT || code === UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)
     return 504;
   if (code === UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED) return 403;
+  if (code === UpstreamErrors.AO_ERR_UPSTREAM_PACED) return 429;
   if (code === UpstreamErrors.AO_ERR_UPSTREAM_CLOSED) return 503;
   return 502;
 }

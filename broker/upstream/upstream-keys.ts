@@ -12,6 +12,10 @@ export interface UpstreamKeys {
   points(endpoint: string): string;
   readonly contentPerMinute: string;
   readonly contentPerHour: string;
+  /** ZSET endpoint → epoch ms of its last request sent (takePace-7.lua), for the views. */
+  readonly endpoints: string;
+  /** HASH job id → what it waits for ("code|session|endpoint|until|since"), for the views. */
+  readonly waits: string;
   /** Epoch ms of the last mutation sent (spaceOut-1.lua). */
   readonly lastMutation: string;
   /** ZSET "<lane>:<jobId>" → when to promote it. */
@@ -35,6 +39,8 @@ export function upstreamKeys(prefix: string): UpstreamKeys {
     points: (endpoint) => `${tag}:points:${endpoint}`,
     contentPerMinute: `${tag}:content:minute`,
     contentPerHour: `${tag}:content:hour`,
+    endpoints: `${tag}:endpoints`,
+    waits: `${tag}:waits`,
     lastMutation: `${tag}:mutation:last`,
     aging: `${tag}:aging`,
     agingLock: `${tag}:aging:lock`,

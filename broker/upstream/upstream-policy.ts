@@ -37,6 +37,11 @@ export interface UpstreamPolicy {
   readonly contentCreationPerMinute: number;
   /** Content-creating requests per hour (GitHub: 500). @defaultValue 450 */
   readonly contentCreationPerHour: number;
+  /**
+   * Length of the secondary limits' minute (the hour is 60 of them), ms; a multiple of 60. Change
+   * only for a simulator with compressed time (its `secondaryMinuteMs` must match). @defaultValue 60000
+   */
+  readonly secondaryMinuteMs: number;
   /** Minimum gap between mutation starts (GitHub: "at least one second"). @defaultValue 1000 */
   readonly mutationSpacingMs: number;
   /** Per class: a job waiting longer is promoted to the top priority. @defaultValue { interactive: 10000, write: 10000, background: 30000 } */
@@ -83,6 +88,7 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = Object.freeze({
   restPointsPerMinute: 810,
   contentCreationPerMinute: 72,
   contentCreationPerHour: 450,
+  secondaryMinuteMs: 60_000,
   mutationSpacingMs: 1_000,
   agingMs: Object.freeze({ interactive: 10_000, write: 10_000, background: 30_000 }),
   agingTickMs: 500,
@@ -129,6 +135,14 @@ export function resolveUpstreamPolicy(input: UpstreamPolicyInput = {}): Upstream
   for (const key of ["secondaryPauseMs", "resetMarginMs", "deadlineGraceMs"] as const) {
     if (!(Number.isFinite(policy[key]) && policy[key] >= 0)) bad(key, "a number ≥ 0");
   }
+  if (
+    !(
+      Number.isInteger(policy.secondaryMinuteMs) &&
+      policy.secondaryMinuteMs >= 600 &&
+      policy.secondaryMinuteMs % 60 === 0
+    )
+  )
+    bad("secondaryMinuteMs", "an integer ≥ 600 that is a multiple of 60");
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(policy.graphqlRateLimitAlias))
     bad("graphqlRateLimitAlias", "a GraphQL name");
   return Object.freeze(policy);

@@ -2,10 +2,12 @@
  * What a worker does with one upstream job, on whichever broker picked it up:
  *
  *  1. Past its deadline → the caller gets AO_ERR_UPSTREAM_DEADLINE; nothing is sent.
- *  2. takePace-5.lua: a global pause in force → the job goes back to the queue (BullMQ's
+ *  2. takePace-7.lua: a global pause in force → the job goes back to the queue (BullMQ's
  *     RateLimitError, which costs no attempt) and the whole queue stays paused; its resource's
  *     primary bucket known spent, or its endpoint over GitHub's points per minute, or content
- *     creation over 80/min–500/h → the job is delayed until it may go (DelayedError).
+ *     creation over 80/min–500/h → the job is delayed until it may go (DelayedError), or, when
+ *     that is after its deadline, answered at once: AO_ERR_UPSTREAM_PACED with the seconds to
+ *     wait (a 429 with retry-after at the gateway). The script records what the job waits for.
  *  3. A write first sets its "started" marker (SET NX): if the marker already exists, an earlier
  *     run of this very job began sending, so the outcome is unknown and it is NOT sent again.
  *  4. Send; classify GitHub's answer (core/retry-policy.ts): a secondary limit → ONE global pause
@@ -24,6 +26,7 @@ import { isAoError, type Logger } from "../../common/index.js";
 import type { LuaScripts } from "../redis/lua-scripts.js";
 import { backoffDelay, classifyResponse, shouldRetry } from "./core/retry-policy.js";
 import { endpointKey, secondaryPoints } from "./core/secondary-points.js";
+import { PACE_LIMITS } from "./core/secondary-window.js";
 import { type UpstreamErrorCode, UpstreamErrors } from "./errors.js";
 import { publishReply } from "./reply-channel.js";
 import type { UpstreamClient, UpstreamResponse } from "./upstream-client.js";
@@ -70,6 +73,81 @@ export interface JobOutcome {
 const PACE_GO = "0";
 const PACE_PAUSED = "1";
 const PACE_BLOCKED = "2";
+
+/** The takePace-7.lua call for a job: its keys and arguments (`dryRun`: answer, record nothing). */
+export function paceArgs(
+  keys: UpstreamKeys,
+  policy: UpstreamPolicy,
+  data: UpstreamJobData,
+  jobId: string,
+  dryRun = false,
+): { keys: string[]; args: (string | number)[] } {
+  const endpoint = endpointKey(data.kind, data.path);
+  return {
+    keys: [
+      keys.pause,
+      // A free request is never held by a spent bucket: its block key is one nobody sets.
+      data.free ? keys.block("-free") : keys.block(data.resource),
+      keys.points(endpoint),
+      keys.contentPerMinute,
+      keys.contentPerHour,
+      keys.endpoints,
+      keys.waits,
+    ],
+    args: [
+      0,
+      secondaryPoints(data.kind, data.method, data.mutation),
+      data.kind === "graphql" ? policy.graphqlPointsPerMinute : policy.restPointsPerMinute,
+      data.contentCreation ? 1 : 0,
+      policy.contentCreationPerMinute,
+      policy.contentCreationPerHour,
+      policy.secondaryMinuteMs,
+      endpoint,
+      jobId,
+      data.sessionId,
+      dryRun ? 1 : 0,
+    ],
+  };
+}
+
+const PACE_REASONS: Readonly<Record<string, string>> = {
+  "3": "points per minute on this endpoint",
+  "4": "content-creating requests per minute",
+  "5": "content-creating requests per hour",
+};
+
+/**
+ * The refusal for a request the pacing can only send after its caller's deadline: nothing was
+ * sent, and the caller is told at once how long to wait (GitHub's secondary-limit shape).
+ */
+export function pacedRefusal(
+  code: string,
+  until: number,
+  now: number,
+  data: Pick<UpstreamJobData, "kind" | "path">,
+  policy: UpstreamPolicy,
+): { message: string; data: Record<string, unknown> } {
+  const retryAfterSeconds = Math.max(1, Math.ceil((until - now) / 1000));
+  const limit = PACE_LIMITS[code as keyof typeof PACE_LIMITS] ?? "secondary-limit-pause";
+  const allowed =
+    code === "3"
+      ? data.kind === "graphql"
+        ? policy.graphqlPointsPerMinute
+        : policy.restPointsPerMinute
+      : code === "4"
+        ? policy.contentCreationPerMinute
+        : policy.contentCreationPerHour;
+  return {
+    message: `You have exceeded a secondary rate limit: ao-broker paces GitHub's ${PACE_REASONS[code] ?? "secondary limits"} (at most ${allowed}); retry after ${retryAfterSeconds}s.`,
+    data: {
+      limit,
+      endpoint: endpointKey(data.kind, data.path),
+      retryAfterSeconds,
+      retryAt: until,
+      allowed,
+    },
+  };
+}
 
 export function createProcessor(deps: ProcessorDeps) {
   const { redis, keys, policy } = deps;
@@ -162,6 +240,7 @@ export function createProcessor(deps: ProcessorDeps) {
     const data = job.data;
     const id = job.id!;
     if (Date.now() >= data.deadlineAt) {
+      await redis.hdel(keys.waits, id);
       return fail(
         job,
         UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
@@ -170,27 +249,8 @@ export function createProcessor(deps: ProcessorDeps) {
     }
     redis.zrem(keys.aging, `${data.lane}:${id}`).catch(() => undefined);
 
-    const points = secondaryPoints(data.kind, data.method, data.mutation);
-    const endpoint = endpointKey(data.kind, data.path);
-    const pace = (await deps.scripts.run(
-      "takePace",
-      [
-        keys.pause,
-        // A free request is never held by a spent bucket: its block key is one nobody sets.
-        data.free ? keys.block("-free") : keys.block(data.resource),
-        keys.points(endpoint),
-        keys.contentPerMinute,
-        keys.contentPerHour,
-      ],
-      [
-        0,
-        points,
-        data.kind === "graphql" ? policy.graphqlPointsPerMinute : policy.restPointsPerMinute,
-        data.contentCreation ? 1 : 0,
-        policy.contentCreationPerMinute,
-        policy.contentCreationPerHour,
-      ],
-    )) as string[];
+    const call = paceArgs(keys, policy, data, id);
+    const pace = (await deps.scripts.run("takePace", call.keys, call.args)) as string[];
     if (pace[0] === PACE_PAUSED) {
       await deps.pauseQueues(Math.max(1, Number(pace[1]) - Number(pace[2])));
       throw Worker.RateLimitError();
@@ -198,21 +258,19 @@ export function createProcessor(deps: ProcessorDeps) {
     if (pace[0] !== PACE_GO) {
       const until = Number(pace[1]);
       if (until >= data.deadlineAt) {
-        return pace[0] === PACE_BLOCKED
-          ? fail(
-              job,
-              UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED,
-              `GitHub's ${data.resource} budget is spent`,
-              {
-                resource: data.resource,
-                reset: Math.ceil(until / 1000),
-              },
-            )
-          : fail(
-              job,
-              UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE,
-              "deadline passed while paced under GitHub's secondary limits",
-            );
+        await redis.hdel(keys.waits, id);
+        if (pace[0] === PACE_BLOCKED)
+          return fail(
+            job,
+            UpstreamErrors.AO_ERR_UPSTREAM_RATE_LIMITED,
+            `GitHub's ${data.resource} budget is spent`,
+            {
+              resource: data.resource,
+              reset: Math.ceil(until / 1000),
+            },
+          );
+        const refusal = pacedRefusal(pace[0]!, until, Number(pace[2]), data, policy);
+        return fail(job, UpstreamErrors.AO_ERR_UPSTREAM_PACED, refusal.message, refusal.data);
       }
       deps.stats.delayed++;
       await job.moveToDelayed(until, token);

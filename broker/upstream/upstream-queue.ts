@@ -26,6 +26,7 @@ import { LuaScripts } from "../redis/lua-scripts.js";
 import { createRedisClient } from "../redis/redis-url.js";
 import { agingMember, promoteAgedJobs } from "./aging-pass.js";
 import { BULLMQ_PRIORITY, promoteAt } from "./core/priority.js";
+import { isStaleWait, type PacedWait, parseWait, windowSum } from "./core/secondary-window.js";
 import { DeadlineWatch } from "./deadline-watch.js";
 import { UpstreamErrors } from "./errors.js";
 import { type Expectation, ReplyChannel } from "./reply-channel.js";
@@ -46,6 +47,8 @@ import {
   createProcessor,
   type JobOutcome,
   type ProcessorStats,
+  paceArgs,
+  pacedRefusal,
   RetryableUpstreamError,
 } from "./upstream-processor.js";
 import { UPSTREAM_DEFAULTS } from "./upstream-settings.js";
@@ -90,6 +93,47 @@ export interface UpstreamQueueStats {
   readonly lanes: Readonly<Record<Lane, Readonly<Record<string, number>>>>;
 }
 
+/** GitHub's own secondary limits, shown beside the broker's paced ones. */
+export const GITHUB_SECONDARY = Object.freeze({
+  concurrent: 100,
+  restPointsPerMinute: 900,
+  graphqlPointsPerMinute: 2_000,
+  contentCreationPerMinute: 80,
+  contentCreationPerHour: 500,
+});
+
+export interface SecondaryCount {
+  readonly used: number;
+  /** What the broker paces to. */
+  readonly limit: number;
+  /** GitHub's limit. */
+  readonly githubLimit: number;
+}
+
+export interface SecondaryLimitsView {
+  /** Redis time, epoch ms. */
+  readonly now: number;
+  /** The limits' minute (60 s unless a simulator compresses time). */
+  readonly minuteMs: number;
+  readonly contentCreation: { readonly minute: SecondaryCount; readonly hour: SecondaryCount };
+  readonly graphql: { readonly points: number; readonly limit: number; readonly githubLimit: number };
+  /** The busiest REST endpoints of the last minute, most points first. */
+  readonly endpoints: readonly {
+    readonly endpoint: string;
+    readonly points: number;
+    readonly limit: number;
+    readonly githubLimit: number;
+  }[];
+  readonly concurrency: { readonly inFlight: number; readonly limit: number; readonly githubLimit: number };
+  /** Epoch ms until which GitHub asked for a pause (0 = none). */
+  readonly pausedUntil: number;
+  /** Jobs held back by a limit, oldest first. */
+  readonly waiting: readonly PacedWait[];
+}
+
+/** A recorded wait whose job neither went nor asked again this long after it was due is dropped. */
+const STALE_WAIT_MS = 10_000;
+
 const LANES: readonly Lane[] = ["reads", "writes"];
 const BACKOFF_TYPE = "ao-upstream";
 /**
@@ -127,6 +171,7 @@ export class UpstreamQueue {
   readonly #logger: Logger;
   readonly #timeoutMs: number;
   #redis: Redis | undefined;
+  #scripts: LuaScripts | undefined;
   #sub: Redis | undefined;
   #replies: ReplyChannel | undefined;
   readonly #queues = new Map<Lane, Queue<UpstreamJobData>>();
@@ -178,9 +223,10 @@ export class UpstreamQueue {
     });
     const scripts = new LuaScripts(
       redis,
-      ["takePace-5.lua", "holdUntil-1.lua", "spaceOut-1.lua"],
+      ["takePace-7.lua", "holdUntil-1.lua", "spaceOut-1.lua"],
       UpstreamErrors.AO_ERR_UPSTREAM_SCRIPT_FAILED,
     );
+    this.#scripts = scripts;
     this.#replies = new ReplyChannel({
       redis,
       subscriber: this.#sub,
@@ -328,6 +374,7 @@ export class UpstreamQueue {
       replies.channel,
       submittedAt,
     );
+    if (data.contentCreation) await this.#refuseIfPredictable(data);
     const id = randomUUID();
     const expectation = replies.expect(id);
     const submitted: Submitted = {
@@ -363,6 +410,104 @@ export class UpstreamQueue {
       disarm();
       this.#submittedJobs.delete(id);
     }
+  }
+
+  /**
+   * A content-creating write that GitHub's limits (80 a minute, 500 an hour) would let go only
+   * after its caller's deadline is refused now, with the seconds to wait, instead of after the
+   * writes queued ahead of it (a dry run of the pacing: nothing is recorded). One that may go
+   * before its deadline waits its turn in the queue.
+   */
+  async #refuseIfPredictable(data: UpstreamJobData): Promise<void> {
+    const call = paceArgs(this.#keys, this.policy, data, "", true);
+    const pace = (await this.#scripts!.run("takePace", call.keys, call.args)) as string[];
+    const code = pace[0] ?? "0";
+    if (!["3", "4", "5"].includes(code)) return;
+    const until = Number(pace[1]);
+    if (until < data.deadlineAt) return;
+    const refusal = pacedRefusal(code, until, Number(pace[2]), data, this.policy);
+    this.#failed++;
+    throw new AoError(UpstreamErrors.AO_ERR_UPSTREAM_PACED, refusal.message, {
+      httpStatus: 429,
+      data: { ...refusal.data, requestId: data.requestId, predicted: true },
+    });
+  }
+
+  /**
+   * GitHub's secondary limits as the pacing counts them now, across all brokers: content
+   * creation this minute and this hour, GraphQL points this minute, the busiest REST endpoints'
+   * points this minute, requests in flight, and the jobs waiting for a limit (and which).
+   */
+  async secondaryView(options: { endpoints?: number } = {}): Promise<SecondaryLimitsView> {
+    const redis = this.#live();
+    const keys = this.#keys;
+    const minuteMs = this.policy.secondaryMinuteMs;
+    const secondMs = minuteMs / 60;
+    const [time] = (await redis.multi().time().exec()) ?? [];
+    const t = (time?.[1] as [string, string] | undefined) ?? [String(Date.now() / 1000), "0"];
+    const now = Number(t[0]) * 1000 + Math.floor(Number(t[1]) / 1000);
+    const recent = await redis.zrangebyscore(keys.endpoints, now - minuteMs, "+inf");
+    const rest = recent.filter((e) => e !== "graphql");
+    const pipeline = redis.multi();
+    pipeline.hgetall(keys.contentPerMinute);
+    pipeline.hgetall(keys.contentPerHour);
+    pipeline.hgetall(keys.points("graphql"));
+    for (const endpoint of rest) pipeline.hgetall(keys.points(endpoint));
+    pipeline.hgetall(keys.waits);
+    pipeline.get(keys.pause);
+    const replies = ((await pipeline.exec()) ?? []).map(([, v]) => v);
+    const hash = (i: number) => (replies[i] ?? {}) as Record<string, string>;
+    const endpoints = rest
+      .map((endpoint, i) => ({
+        endpoint,
+        points: windowSum(hash(3 + i), now, secondMs),
+        limit: this.policy.restPointsPerMinute,
+        githubLimit: GITHUB_SECONDARY.restPointsPerMinute,
+      }))
+      .filter((e) => e.points > 0)
+      .sort((a, b) => b.points - a.points || a.endpoint.localeCompare(b.endpoint))
+      .slice(0, options.endpoints ?? 10);
+    const waitsRaw = hash(3 + rest.length);
+    const waiting: PacedWait[] = [];
+    const gone: string[] = [];
+    for (const [jobId, value] of Object.entries(waitsRaw)) {
+      const wait = parseWait(jobId, value);
+      if (!wait || isStaleWait(wait, now, STALE_WAIT_MS)) gone.push(jobId);
+      else waiting.push(wait);
+    }
+    if (gone.length > 0) await redis.hdel(keys.waits, ...gone);
+    waiting.sort((a, b) => a.since - b.since);
+    const counts = await Promise.all(LANES.map((lane) => this.#queue(lane).getJobCounts("active")));
+    const pausedUntil = Number(replies[4 + rest.length] ?? 0);
+    return {
+      now,
+      minuteMs,
+      contentCreation: {
+        minute: {
+          used: windowSum(hash(0), now, secondMs),
+          limit: this.policy.contentCreationPerMinute,
+          githubLimit: GITHUB_SECONDARY.contentCreationPerMinute,
+        },
+        hour: {
+          used: windowSum(hash(1), now, minuteMs),
+          limit: this.policy.contentCreationPerHour,
+          githubLimit: GITHUB_SECONDARY.contentCreationPerHour,
+        },
+      },
+      graphql: {
+        points: windowSum(hash(2), now, secondMs),
+        limit: this.policy.graphqlPointsPerMinute,
+        githubLimit: GITHUB_SECONDARY.graphqlPointsPerMinute,
+      },
+      endpoints,
+      concurrency: {
+        inFlight: counts.reduce((sum, c) => sum + (c.active ?? 0), 0),
+        limit: this.policy.concurrency,
+        githubLimit: GITHUB_SECONDARY.concurrent,
+      },
+      pausedUntil: pausedUntil > now ? pausedUntil : 0,
+      waiting,
+    };
   }
 
   /** Puts a submitted job into its lane (again, after Redis lost it) under its own id. */

@@ -70,6 +70,15 @@ export const queueSettings = z
           .positive()
           .default(DEFAULT_UPSTREAM_POLICY.contentCreationPerHour)
           .describe("Content-creating requests per hour at most (GitHub allows 500)."),
+        secondaryMinuteMs: z
+          .number()
+          .int()
+          .min(600)
+          .multipleOf(60)
+          .default(DEFAULT_UPSTREAM_POLICY.secondaryMinuteMs)
+          .describe(
+            "Length of the secondary limits' minute (the hour is 60 of them); change only for a simulator with compressed time (its secondaryMinuteMs must match).",
+          ),
       })
       .prefault({})
       .describe(

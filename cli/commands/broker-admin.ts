@@ -4,7 +4,12 @@
  */
 import type { Command } from "commander";
 import { inspectShimHealth } from "../../agents-shim/index.js";
-import { type BrokerClient, connectBroker } from "../../client/index.js";
+import {
+  type BrokerClient,
+  type BudgetSecondary,
+  connectBroker,
+  type SecondaryCount,
+} from "../../client/index.js";
 import { formatDuration, formatNumber, printJson, table } from "../format.js";
 import { shimHealthLines } from "./doctor.js";
 
@@ -141,6 +146,19 @@ export function registerBrokerAdminCommands(program: Command): void {
         ]);
         process.stdout.write(`\n${table(["SESSION", "FAIR SHARE", "SPENT THIS WINDOW"], sessionRows)}\n`);
       }
+      if (result.secondary) process.stdout.write(`\n${secondaryTable(result.secondary)}\n`);
+      if (result.waiting && result.waiting.length > 0) {
+        const waitRows = result.waiting.map((w) => [
+          w.sessionId,
+          w.limit,
+          w.endpoint || "-",
+          `${formatDuration(Math.max(0, now - Date.parse(w.since)))}`,
+          `${formatDuration(Math.max(0, Date.parse(w.until) - now))}`,
+        ]);
+        process.stdout.write(
+          `\n${table(["WAITING SESSION", "FOR LIMIT", "ENDPOINT / RESOURCE", "WAITED", "GOES IN"], waitRows)}\n`,
+        );
+      } else if (result.waiting) process.stdout.write("\nno session waits for a limit\n");
     });
 
   const session = program.command("session").description("Open or close an agent session");
@@ -203,4 +221,25 @@ export function registerBrokerAdminCommands(program: Command): void {
 
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]*$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/** GitHub's secondary limits as the broker paces them: count, the broker's pace, GitHub's limit. */
+function secondaryTable(secondary: BudgetSecondary): string {
+  const minute =
+    secondary.minuteMs === 60_000 ? "minute" : `minute (${secondary.minuteMs / 1000}s, compressed)`;
+  const row = (name: string, c: SecondaryCount) => [
+    name,
+    formatNumber(c.used),
+    formatNumber(c.limit),
+    formatNumber(c.githubLimit),
+  ];
+  const rows = [
+    row(`content creation this ${minute}`, secondary.contentCreation.minute),
+    row("content creation this hour", secondary.contentCreation.hour),
+    row(`GraphQL points this ${minute}`, secondary.graphqlPoints),
+    ...secondary.endpoints.map((e) => row(`REST ${e.endpoint} this ${minute}`, e)),
+    row("requests in flight", secondary.concurrency),
+  ];
+  const pause = secondary.pausedUntil ? `\nGitHub asked for a pause until ${secondary.pausedUntil}` : "";
+  return `${table(["SECONDARY LIMIT", "USED", "PACED TO", "GITHUB"], rows)}${pause}`;
 }

@@ -19,6 +19,11 @@ export interface SecondaryLimitsConfig {
   readonly contentCreationPerMinute: number;
   /** @defaultValue 500 */
   readonly contentCreationPerHour: number;
+  /**
+   * Length of the limits' minute, ms; the hour is 60 of them. Shorter only to compress time in
+   * tests (the broker's `queue.pacing.secondaryMinuteMs` must match). @defaultValue 60000
+   */
+  readonly minuteMs: number;
 }
 
 export const DEFAULT_SECONDARY_LIMITS: SecondaryLimitsConfig = {
@@ -27,6 +32,7 @@ export const DEFAULT_SECONDARY_LIMITS: SecondaryLimitsConfig = {
   graphqlPointsPerMinute: 2000,
   contentCreationPerMinute: 80,
   contentCreationPerHour: 500,
+  minuteMs: 60_000,
 };
 
 export interface SecondaryRequest {
@@ -40,9 +46,6 @@ export interface SecondaryRequest {
 export type SecondaryVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly retryAfterS: number; readonly reason: string };
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 
 /** A sliding window of (time, amount) entries with a running sum. */
 class SlidingWindow {
@@ -92,12 +95,15 @@ export class SecondaryLimits {
   private readonly config: SecondaryLimitsConfig;
   private inFlight = 0;
   private readonly rest = new Map<string, SlidingWindow>();
-  private graphql = new SlidingWindow(MINUTE);
-  private contentMinute = new SlidingWindow(MINUTE);
-  private contentHour = new SlidingWindow(HOUR);
+  private graphql: SlidingWindow;
+  private contentMinute: SlidingWindow;
+  private contentHour: SlidingWindow;
 
   constructor(config: SecondaryLimitsConfig) {
     this.config = config;
+    this.graphql = new SlidingWindow(config.minuteMs);
+    this.contentMinute = new SlidingWindow(config.minuteMs);
+    this.contentHour = new SlidingWindow(60 * config.minuteMs);
   }
 
   /** Enters a request; false when it would exceed the concurrency limit (then do not `leave`). */
@@ -123,7 +129,7 @@ export class SecondaryLimits {
       window = this.graphql;
       limit = this.config.graphqlPointsPerMinute;
     } else {
-      window = this.rest.get(request.endpoint) ?? new SlidingWindow(MINUTE);
+      window = this.rest.get(request.endpoint) ?? new SlidingWindow(this.config.minuteMs);
       this.rest.set(request.endpoint, window);
       limit = this.config.restPointsPerMinute;
     }
@@ -147,8 +153,8 @@ export class SecondaryLimits {
 
   reset(): void {
     this.rest.clear();
-    this.graphql = new SlidingWindow(MINUTE);
-    this.contentMinute = new SlidingWindow(MINUTE);
-    this.contentHour = new SlidingWindow(HOUR);
+    this.graphql = new SlidingWindow(this.config.minuteMs);
+    this.contentMinute = new SlidingWindow(this.config.minuteMs);
+    this.contentHour = new SlidingWindow(60 * this.config.minuteMs);
   }
 }

@@ -168,6 +168,44 @@ describe("the simulator's REST API", () => {
         await small.close();
       }
     });
+
+    it("counts a 304 toward the endpoint's points, though it is free on the primary budget", async () => {
+      const small = await startSimulator({ secondary: { restPointsPerMinute: 3 } });
+      try {
+        const first = await rest(small, `${R}/pulls/1`);
+        const conditional = { headers: { "if-none-match": first.headers.etag as string } };
+        expect((await rest(small, `${R}/pulls/1`, conditional)).status).toBe(304);
+        expect((await rest(small, `${R}/pulls/1`, conditional)).status).toBe(304);
+        const limited = await rest(small, `${R}/pulls/1`, conditional);
+        expect(limited.status).toBe(403);
+        expect(small.stats().requests.notModified).toBe(2);
+        expect(small.stats().requests.secondaryLimited).toBe(1);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it("counts content creation per hour, with the hour 60 of a compressed minute", async () => {
+      // A 600 ms minute: the hour is 36 s. Two comments an hour at most.
+      const small = await startSimulator({ secondary: { minuteMs: 600, contentCreationPerHour: 2 } });
+      const comment = () =>
+        rest<{ message?: string }>(small, `${R}/issues/10/comments`, {
+          method: "POST",
+          body: JSON.stringify({ body: "hi" }),
+        });
+      try {
+        expect((await comment()).status).toBe(201);
+        await new Promise((r) => setTimeout(r, 700)); // past the compressed minute, within the hour
+        expect((await comment()).status).toBe(201);
+        const limited = await comment();
+        expect(limited.status).toBe(403);
+        expect(limited.json.message).toContain("secondary rate limit");
+        expect(Number(limited.headers["retry-after"])).toBeGreaterThan(30);
+        expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(36);
+      } finally {
+        await small.close();
+      }
+    });
   });
 
   describe("when input is bad", () => {

@@ -32,6 +32,22 @@ describe("errorReply", () => {
     });
   });
 
+  describe("when GitHub's secondary limits would let a write go only after its deadline", () => {
+    it("answers as GitHub's secondary limit does: 429 with retry-after and the reason", () => {
+      const err = new AoError(
+        "AO_ERR_UPSTREAM_PACED",
+        "You have exceeded a secondary rate limit: ao-broker paces GitHub's content-creating requests per hour (at most 450); retry after 1200s.",
+        { httpStatus: 429, data: { limit: "content-creation-per-hour", retryAfterSeconds: 1200 } },
+      );
+      for (const graphql of [true, false]) {
+        const reply = errorReply(err, { graphql });
+        expect(reply.status).toBe(429);
+        expect(reply.headers["retry-after"]).toBe("1200");
+        expect(JSON.parse(reply.body.toString()).message).toMatch(/secondary rate limit.*per hour/);
+      }
+    });
+  });
+
   describe("when the broker paces the window or holds it for other sessions", () => {
     const paced = (reason: string) =>
       new AoError("AO_ERR_BUDGET_EXHAUSTED", "paced", {

@@ -174,9 +174,14 @@ describe("BudgetGate", () => {
       await g.observe({ resource: "graphql", limit: 10, remaining: 0, used: 10, reset: (T + 20_000) / 1000 });
       const waiting = g.admit(req("s1", 1, { deadlineAt: T + 60_000 }));
       await untilRefused(g, "s1");
+      // While it waits, the gate says who waits and for which rule (ao-broker budget shows it).
+      expect(g.waiting()).toEqual([
+        { sessionId: "s1", resource: "graphql", reason: "budget", retryAt: T + 21_000, since: T },
+      ]);
       clock.advance(21_000);
       const admission = await waiting;
       expect(admission).toMatchObject({ reason: "within-share", waitedMs: 21_000 });
+      expect(g.waiting()).toEqual([]);
       const state = await g.readState("graphql");
       expect(state.window).toMatchObject({ remaining: 10, estimated: true });
     });

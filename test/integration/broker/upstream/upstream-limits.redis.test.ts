@@ -169,49 +169,172 @@ describe("GitHub's limits in the upstream queue", () => {
       const results = await Promise.allSettled([q.submit(gql()), q.submit(gql()), q.submit(gql())]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
       const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-      expect(isAoError(refused.reason, UpstreamErrors.AO_ERR_UPSTREAM_DEADLINE)).toBe(true);
+      // Paced past its deadline: told at once how long to wait, in GitHub's secondary-limit terms.
+      expect(isAoError(refused.reason, UpstreamErrors.AO_ERR_UPSTREAM_PACED)).toBe(true);
+      expect(refused.reason).toMatchObject({
+        httpStatus: 429,
+        data: { limit: "endpoint-points-per-minute", endpoint: "graphql" },
+      });
+      expect(refused.reason.data.retryAfterSeconds).toBeGreaterThan(50);
       expect(fake.count("POST", "/graphql")).toBe(2);
+    });
+
+    it("makes a content-creating write wait its turn within the minute, and shows it waiting", async () => {
+      fake.route("POST", "/repos/a/b/issues/1/comments", { status: 201, body: "{}" });
+      const q = await h.queue({
+        contentCreationPerMinute: 2,
+        mutationSpacingMs: 10,
+        secondaryMinuteMs: 3_000,
+      });
+      const comment = (session: string) =>
+        q.submit(post("/repos/a/b/issues/1/comments", { contentCreation: true, sessionId: session }));
+      const started = Date.now();
+      const all = Promise.all([comment("s1"), comment("s2"), comment("s3")]);
+      let seen: Awaited<ReturnType<UpstreamQueue["secondaryView"]>>["waiting"] = [];
+      for (let i = 0; i < 100 && seen.length === 0; i++) {
+        await sleep(20);
+        seen = (await q.secondaryView()).waiting;
+      }
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({
+        limit: "content-creation-per-minute",
+        endpoint: "/repos/:owner/:repo/issues/:n/comments",
+      });
+      const view = await q.secondaryView();
+      expect(view.contentCreation.minute).toEqual({ used: 2, limit: 2, githubLimit: 80 });
+      expect(view.contentCreation.hour.used).toBe(2);
+      expect(view.endpoints).toEqual([
+        { endpoint: "/repos/:owner/:repo/issues/:n/comments", points: 10, limit: 810, githubLimit: 900 },
+      ]);
+      const results = await all;
+      expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
+      expect(fake.count("POST", "/repos/a/b/issues/1/comments")).toBe(3);
+      // The third went only when the first left the (3 s) minute.
+      const times = fake.hits.map((x) => x.at).sort((x, y) => x - y);
+      expect(times[2]! - times[0]!).toBeGreaterThanOrEqual(2_950);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect((await q.secondaryView()).waiting).toEqual([]);
+    });
+
+    it("refuses at once, sending nothing, a content-creating write the hour will not let go before its deadline", async () => {
+      fake.route("POST", "/repos/a/b/issues", { status: 201, body: "{}" });
+      const q = await h.queue({ contentCreationPerHour: 1, mutationSpacingMs: 10 });
+      expect((await q.submit(post("/repos/a/b/issues", { contentCreation: true }))).status).toBe(201);
+      const started = Date.now();
+      const err = await q
+        .submit(post("/repos/a/b/issues", { contentCreation: true, deadlineAt: Date.now() + 60_000 }))
+        .catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(isAoError(err, UpstreamErrors.AO_ERR_UPSTREAM_PACED)).toBe(true);
+      expect(err).toMatchObject({
+        httpStatus: 429,
+        data: { limit: "content-creation-per-hour", predicted: true },
+      });
+      expect((err as { data: { retryAfterSeconds: number } }).data.retryAfterSeconds).toBeGreaterThan(60);
+      expect(fake.count("POST", "/repos/a/b/issues")).toBe(1);
     });
   });
 });
 
-describe("takePace-5.lua", () => {
+describe("takePace-7.lua", () => {
   const T = 1_700_000_040_000;
   let client: ReturnType<typeof createRedisClient>;
   let scripts: LuaScripts;
   let keys: string[];
   beforeEach(() => {
     client = createRedisClient(redis.url);
-    scripts = new LuaScripts(client, ["takePace-5.lua", "holdUntil-1.lua"], "AO_ERR_UPSTREAM_SCRIPT_FAILED");
+    scripts = new LuaScripts(client, ["takePace-7.lua", "holdUntil-1.lua"], "AO_ERR_UPSTREAM_SCRIPT_FAILED");
     const p = `{${redis.prefix()}:up}`;
-    keys = [`${p}:pause`, `${p}:block:core`, `${p}:points:x`, `${p}:cc:m`, `${p}:cc:h`];
+    keys = [
+      `${p}:pause`,
+      `${p}:block:core`,
+      `${p}:points:x`,
+      `${p}:cc:m`,
+      `${p}:cc:h`,
+      `${p}:endpoints`,
+      `${p}:waits`,
+    ];
   });
   afterEach(() => client.disconnect());
 
-  const take = async (now: number, points: number, creates = false) =>
-    (await scripts.run("takePace", keys, [now, points, 10, creates ? 1 : 0, 3, 5])) as string[];
+  const take = async (
+    now: number,
+    points: number,
+    creates = false,
+    extra: { minuteMs?: number; job?: string; session?: string; dry?: boolean } = {},
+  ) =>
+    (await scripts.run("takePace", keys, [
+      now,
+      points,
+      10,
+      creates ? 1 : 0,
+      3,
+      5,
+      extra.minuteMs ?? 60_000,
+      "/x",
+      extra.job ?? "",
+      extra.session ?? "",
+      extra.dry ? 1 : 0,
+    ])) as string[];
 
   it("admits points up to the per-minute limit, then names when the oldest second leaves the window", async () => {
-    expect((await take(T, 4))[0]).toBe("0");
+    expect((await take(T + 900, 4))[0]).toBe("0");
     expect((await take(T + 10_000, 5))[0]).toBe("0");
-    expect(await take(T + 20_000, 5)).toEqual(["3", String(T + 60_000), String(T + 20_000)]);
-    expect((await take(T + 60_000, 5))[0]).toBe("0");
+    expect(await take(T + 20_000, 5)).toEqual(["3", String(T + 61_000), String(T + 20_000)]);
+    // 59.1 s after the first: still inside one minute, so still counted (its whole second is).
+    expect((await take(T + 60_000, 5))[0]).toBe("3");
+    expect((await take(T + 61_000, 5))[0]).toBe("0");
   });
 
   it("records nothing when it refuses", async () => {
     await take(T, 10);
     await take(T + 1_000, 1);
-    expect((await take(T + 60_000, 10))[0]).toBe("0");
+    expect((await take(T + 61_000, 10))[0]).toBe("0");
   });
 
-  it("limits content creation per minute and per hour", async () => {
+  it("limits content creation per minute (code 4) and per hour (code 5)", async () => {
     for (let i = 0; i < 3; i++) expect((await take(T + i, 0, true))[0]).toBe("0");
     expect((await take(T + 5_000, 0, true))[0]).toBe("4");
     expect((await take(T + 61_000, 0, true))[0]).toBe("0");
     expect((await take(T + 62_000, 0, true))[0]).toBe("0");
     const hourly = await take(T + 130_000, 0, true);
-    expect(hourly[0]).toBe("4");
-    expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_600_000);
+    expect(hourly[0]).toBe("5");
+    expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_660_000);
+  });
+
+  it("compresses both windows with the minute: 600 ms minutes make a 36 s hour", async () => {
+    const m = { minuteMs: 600 };
+    for (let i = 0; i < 3; i++) expect((await take(T + i, 0, true, m))[0]).toBe("0");
+    expect((await take(T + 100, 0, true, m))[0]).toBe("4");
+    expect((await take(T + 610, 0, true, m))[0]).toBe("0");
+    expect((await take(T + 1_220, 0, true, m))[0]).toBe("0");
+    const hourly = await take(T + 2_100, 0, true, m);
+    expect(hourly[0]).toBe("5");
+    expect(Number(hourly[1])).toBe(Math.floor(T / 600) * 600 + 36_600);
+    await expect(take(T, 1, false, { minuteMs: 1_000 + 1 })).rejects.toThrow(/invalid argument/);
+  });
+
+  it("records what a refused job waits for and forgets it when the job goes", async () => {
+    await take(T, 10);
+    await take(T + 1_000, 1, false, { job: "j1", session: "s1" });
+    expect(await client.hgetall(keys[6]!)).toEqual({ j1: `3|s1|/x|${T + 61_000}|${T + 1_000}` });
+    expect((await take(T + 61_000, 1, false, { job: "j1", session: "s1" }))[0]).toBe("0");
+    expect(await client.hgetall(keys[6]!)).toEqual({});
+    expect(await client.zscore(keys[5]!, "/x")).toBe(String(T + 61_000));
+  });
+
+  it("answers a dry run without recording anything", async () => {
+    for (let i = 0; i < 3; i++) await take(T, 0, true);
+    expect(await take(T + 1, 0, true, { dry: true, job: "j2" })).toEqual([
+      "4",
+      String(T + 61_000),
+      String(T + 1),
+    ]);
+    expect(await client.hgetall(keys[6]!)).toEqual({});
+    expect((await take(T + 61_000, 0, true, { dry: true }))[0]).toBe("0");
+    // The dry go recorded nothing: a real one still finds the bucket empty.
+    expect((await take(T + 61_000, 0, true))[0]).toBe("0");
+    expect(await client.hget(keys[3]!, String(Math.floor((T + 61_000) / 1000)))).toBe("1");
   });
 
   it("reports a pause or a blocked resource first", async () => {
