@@ -149,6 +149,11 @@ export interface StepResult {
   readonly commandsByName: Readonly<Record<string, number>>;
   /** Sessions that stopped on an unexpected error (a bench bug or an arm failure); > 0 fails the step. */
   readonly sessionFailures: number;
+  /**
+   * `confirm`: a step judged like the full run's, which decides the answer (every full-run step);
+   * `scout`: a quick run's short-window step, which only guides the search (docs/decisions/0015).
+   */
+  readonly tier?: "scout" | "confirm";
 }
 
 export interface Calibration {
