@@ -6,6 +6,7 @@ import { AoError } from "../common/index.js";
 import { type BenchFlags, parseBenchFlags } from "./bench-flags.js";
 import { writeBenchOutputs } from "./bench-outputs.js";
 import { runBench } from "./bench-runner.js";
+import { renderExplainTable } from "./core/explain-table.js";
 import type { BenchReport } from "./core/report-types.js";
 import { renderScorecardTable } from "./core/scorecard-table.js";
 import { CostEstimator } from "./cost-estimator.js";
@@ -43,6 +44,7 @@ export async function runBenchCommand(flags: BenchFlags, io: BenchCommandIo = {}
   }
   writeBenchOutputs(report, { json: parsed.json, svg: parsed.svg });
   write(`${renderScorecardTable(report)}\n`);
+  if (parsed.explain) write(`\n${renderExplainTable(report)}\n`);
   if (parsed.target && report.notes.some((n) => n.includes("cap") && n.includes("was reached"))) {
     throw new AoError(
       BenchErrors.AO_ERR_BENCH_CAP_REACHED,

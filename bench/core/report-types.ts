@@ -5,6 +5,8 @@
  * All durations are SIMULATED time (see time-scale.ts) unless the name says `real`.
  */
 
+import type { ExplainReport } from "./answer-breakdown.js";
+
 export const ARMS = ["direct", "proxy", "broker"] as const;
 export type ArmName = (typeof ARMS)[number];
 
@@ -154,6 +156,12 @@ export interface StepResult {
    * `scout`: a quick run's short-window step, which only guides the search (docs/decisions/0015).
    */
   readonly tier?: "scout" | "confirm";
+  /**
+   * The broker arm's per-answer breakdown (core/answer-breakdown.ts, issue 16): the reason for every
+   * answer that read upstream, and the share of GraphQL points that fetched an answer identical to
+   * the last one served for the same query. Null for the other arms.
+   */
+  readonly explain?: ExplainReport | null;
 }
 
 export interface Calibration {

@@ -39,6 +39,10 @@ export function registerBenchCommand(program: Command): void {
       "stop searching when the run would take longer (default 280 with --quick)",
     )
     .option("--max-sessions <n>", "largest session count --sessions auto may try (default 1000)")
+    .option(
+      "--explain",
+      "print the broker's per-answer breakdown: why each answer read upstream, and how many points re-fetched an identical answer",
+    )
     .option("--no-progress", "no progress output on stderr")
     .action(async (flags: BenchFlags) => {
       await runBenchCommand(flags, { commandLine: `ao-broker ${process.argv.slice(2).join(" ")}` });
