@@ -41,6 +41,7 @@ import { CostEstimator } from "./cost-estimator.js";
 import { BenchErrors } from "./errors.js";
 import { HttpTransport } from "./http-transport.js";
 import { loadProfile } from "./load-profile.js";
+import { guardProcess } from "./process-guard.js";
 import { type BenchProgress, createProgress } from "./progress.js";
 import { runStep } from "./step-runner.js";
 
@@ -190,6 +191,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   const redisDir = mkdtempSync(join(tmpdir(), "aob-bench-redis-"));
   const redis = arms.includes("broker")
     ? await startEmbeddedRedis({ dir: redisDir, persist: false, detached: false })
+    : undefined;
+  const unguardRedis = redis
+    ? guardProcess("the private redis-server", redis.pid, () => redis.stop())
     : undefined;
   const runs: StepResult[] = [];
   const bounds: Partial<Record<ArmName, "exact" | "at-least" | "none">> = {};
@@ -351,6 +355,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
     progress.stop();
     await transport.close();
     await redis?.stop();
+    unguardRedis?.();
     rmSync(redisDir, { recursive: true, force: true });
   }
   const report = buildReport();
