@@ -360,6 +360,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       explain: summary.explain
         ? {
             ...summary.explain,
+            brokerMetricsScraped: countersAfter !== undefined,
             brokerCounters: countersAfter
               ? counterBreakdown(countersBefore, parseCounterSamples(countersAfter))
               : null,

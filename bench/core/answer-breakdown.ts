@@ -65,6 +65,8 @@ export interface BrokerCounterFigures {
 }
 
 export interface ExplainReport extends ExplainFigures {
+  /** Whether the broker's /metrics answered at the window's end. */
+  readonly brokerMetricsScraped: boolean;
   /** The broker's own counters over the window, refreshes included; null when it exports none. */
   readonly brokerCounters: BrokerCounterFigures | null;
 }

@@ -63,5 +63,7 @@ describe("quick: the count reported is a confirmed one", () => {
     expect(byReason.reduce((n, f) => n + f.reads, 0)).toBe(explain?.upstreamReads);
     expect(explain?.identicalPointsShare).toBeGreaterThanOrEqual(0);
     expect(explain?.identicalPointsShare).toBeLessThanOrEqual(1);
+    // The broker's /metrics was read at the window's ends (its counters, when it has them, come from there).
+    expect(explain?.brokerMetricsScraped).toBe(true);
   }, 60_000);
 });

@@ -113,7 +113,12 @@ describe("renderExplainTable", () => {
     b.observe(read({ bodyHash: "a" }), false);
     b.observe(read({ bodyHash: "a", reason: "moved", cost: 3 }), true);
     const text = renderExplainTable(
-      report([stepResult({ arm: "broker", explain: { ...b.summary(), brokerCounters: null } })]),
+      report([
+        stepResult({
+          arm: "broker",
+          explain: { ...b.summary(), brokerMetricsScraped: true, brokerCounters: null },
+        }),
+      ]),
     );
     expect(text).toMatch(/identical to the last answer: 100% of the points/);
     expect(text).toMatch(/moved\s+1\s+3\s+100%\s+1\s+3/);
