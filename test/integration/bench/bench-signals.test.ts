@@ -93,9 +93,10 @@ describe("ao-broker bench on SIGTERM", () => {
       child.once("exit", (code, signal) => resolve({ code, signal })),
     );
     const pid = child.pid as number;
+    let started: Proc[] = [];
     try {
       // The step is running once the broker process is up beside the redis-server.
-      const started = await until(
+      started = await until(
         "the bench's redis-server and broker process",
         () => {
           const found = descendants(pid);
@@ -108,8 +109,6 @@ describe("ao-broker bench on SIGTERM", () => {
       expect(started.every((p) => alive(p.pid))).toBe(true);
       child.kill("SIGTERM");
       const { code } = await exited;
-      expect(code, stderr).toBe(143);
-      expect(stderr).toMatch(/SIGTERM: stopping/);
       // Reparented children may take a moment to be reaped; none may still run.
       await until(
         "every process the bench started to be gone",
@@ -118,9 +117,12 @@ describe("ao-broker bench on SIGTERM", () => {
       ).catch(() => undefined);
       const left = started.filter((p) => alive(p.pid)).map((p) => `${p.pid} ${p.cmdline}`);
       expect(left).toEqual([]);
+      expect(code, stderr).toBe(143);
+      expect(stderr).toMatch(/SIGTERM: stopping/);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
-      for (const p of descendants(pid)) if (alive(p.pid)) process.kill(p.pid, "SIGKILL");
+      // Whatever the bench left (reparented, so no longer its descendants), by the PIDs seen.
+      for (const p of [...started, ...descendants(pid)]) if (alive(p.pid)) process.kill(p.pid, "SIGKILL");
     }
   }, 60_000);
 });
