@@ -102,7 +102,7 @@ export interface BenchOptions {
  */
 const ARM_WEIGHT: Readonly<Record<ArmName, number>> = { direct: 1, proxy: 1, broker: 2 };
 /** The quick run's wall-clock budget: `npm start` stays within 5 minutes with start-up and tear-down. */
-export const QUICK_TIME_BUDGET_S = 280;
+export const QUICK_TIME_BUDGET_S = 275;
 
 export interface BenchRun {
   readonly report: BenchReport;

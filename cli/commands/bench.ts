@@ -36,7 +36,7 @@ export function registerBenchCommand(program: Command): void {
     .option("--enforce-limits", "let the simulator refuse past the prorated budget (default: measure demand)")
     .option(
       "--time-budget-s <seconds>",
-      "stop searching when the run would take longer (default 280 with --quick)",
+      "stop searching when the run would take longer (default 275 with --quick)",
     )
     .option("--max-sessions <n>", "largest session count --sessions auto may try (default 1000)")
     .option(
