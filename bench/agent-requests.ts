@@ -3,6 +3,8 @@
  * broker (x-ao-broker-cache) or the proxy (x-cache-mode) put on it, and the facts it stated for the
  * staleness judge. Shared by every arm so that what is measured cannot differ between them.
  */
+import { createHash } from "node:crypto";
+import { type AnswerObservation, queryKeyText } from "./core/answer-breakdown.js";
 import { classifyAnswer } from "./core/answer-kind.js";
 import { extractFacts } from "./core/facts.js";
 import { type HttpTransport, parseJson } from "./http-transport.js";
@@ -23,6 +25,29 @@ function designedWait(headers: Readonly<Record<string, string>>): number | undef
   const value = headers["x-ao-broker-wait-ms"];
   const n = value === undefined ? Number.NaN : Number(value);
   return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+const sha1 = (data: string | Buffer) => createHash("sha1").update(data).digest("base64");
+
+/** `x-ao-broker-cost`, absent or malformed → 0. */
+function brokerCost(headers: Readonly<Record<string, string>>): number {
+  const n = Number(headers["x-ao-broker-cost"]);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** What the per-answer breakdown needs of one answer (core/answer-breakdown.ts). */
+export function answerObservation(
+  request: PreparedRequest,
+  answer: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer },
+): AnswerObservation {
+  return {
+    key: sha1(queryKeyText(request.method, request.path, request.graphql)),
+    bodyHash: sha1(answer.body),
+    graphql: request.graphql !== undefined,
+    cost: brokerCost(answer.headers),
+    cacheLabel: answer.headers["x-ao-broker-cache"],
+    reason: answer.headers["x-ao-broker-upstream-reason"],
+  };
 }
 
 /** GraphQL mutations that create content, as GitHub counts them for its 80/min and 500/h limits. */
@@ -67,6 +92,7 @@ export async function sendAgentRequest(
         json === undefined ? answer.body.toString("utf8") : undefined,
       )
     : [];
+  const write = writeKind(request);
   await path.recorder.recordRequest({
     operation: request.operation,
     status: answer.status,
@@ -78,8 +104,10 @@ export async function sendAgentRequest(
     designedWaitMs: designedWait(answer.headers),
     receivedAt: path.now(),
     reader,
-    write: writeKind(request),
+    write,
     graphql: request.graphql,
+    // Reads only: a write is never "the same answer again".
+    ...(path.recorder.explaining && !write ? { answer: answerObservation(request, answer) } : {}),
   });
   return {
     status: answer.status,

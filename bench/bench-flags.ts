@@ -28,6 +28,7 @@ export interface BenchFlags {
   readonly brokerConfig?: string;
   readonly brokerProcess?: string;
   readonly progress?: boolean;
+  readonly explain?: boolean;
 }
 
 export interface TargetOptions {
@@ -44,6 +45,8 @@ export interface ParsedBenchFlags {
   readonly svg: string | undefined;
   readonly realGh: boolean;
   readonly target: TargetOptions | undefined;
+  /** Print the per-answer breakdown (it is in the JSON either way). */
+  readonly explain: boolean;
 }
 
 const invalid = (flag: string, message: string) =>
@@ -186,5 +189,17 @@ export function parseBenchFlags(
     ...(flags.brokerProcess ? { brokerProcess: flags.brokerProcess as "child" | "in-process" } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
   };
-  return { options, json: flags.json, svg: flags.svg, realGh: flags.realGh ?? false, target };
+  if (target && flags.explain)
+    throw invalid(
+      "--explain",
+      "breaks down the broker arm's answers on the simulator; it cannot run with --target",
+    );
+  return {
+    options,
+    json: flags.json,
+    svg: flags.svg,
+    realGh: flags.realGh ?? false,
+    target,
+    explain: flags.explain ?? false,
+  };
 }

@@ -19,13 +19,7 @@ import {
   type Calibration,
   type StepResult,
 } from "./core/report-types.js";
-import {
-  DEFAULT_SEARCH,
-  nextSessions,
-  type SearchOptions,
-  type SearchPoint,
-  sessionsToBudget,
-} from "./core/session-search.js";
+import { DEFAULT_SEARCH, type SearchOptions } from "./core/session-search.js";
 import {
   expectedStepSeconds,
   FULL_PLAN,
@@ -33,10 +27,21 @@ import {
   type StepPlanOptions,
   stepTiming,
 } from "./core/step-plan.js";
+import {
+  confirmationPoints,
+  nextTieredStep,
+  type StepTier,
+  type TieredCosts,
+  type TieredOptions,
+  type TieredPoint,
+  tieredAnswer,
+} from "./core/tiered-search.js";
+import { budgetUsage, isBudgetReason } from "./core/verdict.js";
 import { CostEstimator } from "./cost-estimator.js";
 import { BenchErrors } from "./errors.js";
 import { HttpTransport } from "./http-transport.js";
 import { loadProfile } from "./load-profile.js";
+import { guardProcess } from "./process-guard.js";
 import { type BenchProgress, createProgress } from "./progress.js";
 import { runStep } from "./step-runner.js";
 
@@ -76,19 +81,28 @@ export interface BenchOptions {
   /** Run the broker as its own process (measurable CPU and memory) or in this one. @defaultValue child when dist/cli.js exists */
   readonly brokerProcess?: BrokerProcessMode;
   /**
-   * Re-run the count a search found with a longer window before believing it (quick runs: their
-   * short windows hold few PR creates, the main cost driver). @defaultValue true with quick
+   * Quick runs: scout with short windows, and take the answer only from steps judged like the full
+   * run's (a `confirmWindowS` window), with their own share of the time budget (docs/decisions/0015).
+   * Off: a quick run's answer comes from its short windows, as before. @defaultValue true with quick
    */
   readonly confirm?: boolean;
+  /**
+   * The window of a confirmation step, simulated seconds. @defaultValue 600, the full run's
+   * shortest window (tests use less)
+   */
+  readonly confirmWindowS?: number;
   /** Open every agent's broker session read-only: a broker that refuses writes (tests). */
   readonly brokerSessionsReadOnly?: boolean;
 }
 
-/** A quick run's share of its time budget per arm: the broker's search climbs highest. */
-const QUICK_ARM_WEIGHT: Readonly<Record<ArmName, number>> = { direct: 1, proxy: 1, broker: 3 };
-/** A confirmation measures this many times the quick window, up to CONFIRM_MAX_WINDOW_S. */
-const CONFIRM_WINDOW_FACTOR = 4;
-const CONFIRM_MAX_WINDOW_S = 600;
+/**
+ * Each arm's share of the time budget: direct and proxy find ~2 in about a minute of a quick run
+ * (three scouting steps and a confirmation at ×30); the broker's search climbs highest, and its
+ * steps cost about 2 wall seconds per session at the full run's window.
+ */
+const ARM_WEIGHT: Readonly<Record<ArmName, number>> = { direct: 1, proxy: 1, broker: 2 };
+/** The quick run's wall-clock budget: `npm start` stays within 5 minutes with start-up and tear-down. */
+export const QUICK_TIME_BUDGET_S = 275;
 
 export interface BenchRun {
   readonly report: BenchReport;
@@ -165,18 +179,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   };
   const search: SearchOptions = {
     ...DEFAULT_SEARCH,
-    // Quick: ×2 steps, not ×4 — a step at 4× the last pass is the dearest of a quick run.
-    ...(quick ? { relativeTolerance: 0.15, maxSteps: 7, growth: 2 } : {}),
+    // Quick: scouting steps are cheap and only guide; the time left picks the counts (tiered-search.ts).
+    ...(quick ? { relativeTolerance: 0.15, maxSteps: 7 } : {}),
     max: options.maxSessions ?? DEFAULT_SEARCH.max,
     ...options.search,
   };
-  const budgetS = options.timeBudgetS ?? (quick ? 270 : Number.POSITIVE_INFINITY);
+  const budgetS = options.timeBudgetS ?? (quick ? QUICK_TIME_BUDGET_S : Number.POSITIVE_INFINITY);
   const progress: BenchProgress = createProgress(process.stderr, options.progress ?? true);
   const transport = new HttpTransport();
-  const costs = new CostEstimator();
+  const costEstimator = new CostEstimator();
   const redisDir = mkdtempSync(join(tmpdir(), "aob-bench-redis-"));
   const redis = arms.includes("broker")
     ? await startEmbeddedRedis({ dir: redisDir, persist: false, detached: false })
+    : undefined;
+  const unguardRedis = redis
+    ? guardProcess("the private redis-server", redis.pid, () => redis.stop())
     : undefined;
   const runs: StepResult[] = [];
   const bounds: Partial<Record<ArmName, "exact" | "at-least" | "none">> = {};
@@ -185,7 +202,24 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   let stepCounter = 0;
   const ceiling = computeCeiling(profile);
   const confirm = options.confirm ?? quick;
-  const weight = (arm: ArmName) => (quick ? QUICK_ARM_WEIGHT[arm] : 1);
+  const weight = (arm: ArmName) => ARM_WEIGHT[arm];
+  // The steps that decide the answer: the plan's own (a full run), or, for a quick run that
+  // confirms, the quick plan with the full run's shortest window (docs/decisions/0015).
+  const confirmWindowS = options.confirmWindowS ?? FULL_PLAN.minWindowS;
+  const shortest = plan.fixedWindowS ?? plan.minWindowS;
+  const scouting = confirm && shortest < confirmWindowS;
+  const decidingPlan: StepPlanOptions = scouting ? { ...plan, fixedWindowS: confirmWindowS } : plan;
+  const stepSeconds = (sessions: number, p: StepPlanOptions) =>
+    expectedStepSeconds(stepTiming(sessions, profile.requestsPerSessionHour, p), p);
+  const costs: TieredCosts = {
+    scout: (n) => stepSeconds(n, plan),
+    confirm: (n) => stepSeconds(n, decidingPlan),
+  };
+  const tiers: TieredOptions = {
+    search: { ...search, ceiling: search.ceiling ?? ceiling.sessions },
+    scouting,
+    maxConfirmSteps: scouting ? 4 : search.maxSteps,
+  };
   const buildReport = (): BenchReport => ({
     tool: "ao-broker bench",
     startedAt: started.toISOString(),
@@ -201,7 +235,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
       enforceLimits: options.enforceLimits ?? false,
       brokerConfig: options.brokerConfig ?? null,
       plan,
+      confirmPlan: scouting ? decidingPlan : null,
       search,
+      timeBudgetS: Number.isFinite(budgetS) ? budgetS : null,
     },
     method: methodText(profile, plan, options.enforceLimits ?? false),
     runs,
@@ -218,60 +254,47 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
 
   try {
     for (const [armIndex, arm] of arms.entries()) {
-      const points: SearchPoint[] = [];
+      const points: TieredPoint[] = [];
       const list =
         options.sessions === undefined || options.sessions === "auto" ? undefined : [...options.sessions];
       progress.armStarted(arm, list?.length ?? search.maxSteps);
-      let stoppedByBudget = false;
       let brokerNoted = false;
-      const confirmed = new Set<number>();
+      // This arm's share of the time left (weighted): its steps, scouting and confirmation, fit in it.
+      const armElapsed = (performance.now() - wallStart) / 1000;
+      const weightsLeft = arms.slice(armIndex).reduce((sum, a) => sum + weight(a), 0);
+      const armDeadline = armElapsed + ((budgetS - armElapsed) * weight(arm)) / weightsLeft;
+      let stoppedFor: { sessions: number; tier: StepTier; seconds: number } | undefined;
       for (;;) {
-        let next = list ? list.shift() : nextSessions(points, search);
-        let stepPlan = plan;
-        if (next === undefined && !list && confirm) {
-          // The search is done: confirm its answer on a longer window before believing it.
-          const best = sessionsToBudget(points);
-          const short = stepTiming(best, profile.requestsPerSessionHour, plan).measureSimS;
-          // A count whose window is already the plan's longest is not confirmed (nothing longer to add).
-          if (
-            best > 0 &&
-            short < plan.maxWindowS &&
-            points.some((p) => !p.pass && p.sessions > best) &&
-            !confirmed.has(best)
-          ) {
-            confirmed.add(best);
-            next = best;
-            stepPlan = {
-              ...plan,
-              fixedWindowS: Math.max(short, Math.min(CONFIRM_MAX_WINDOW_S, short * CONFIRM_WINDOW_FACTOR)),
-            };
-          }
+        let next: { sessions: number; tier: StepTier } | undefined;
+        if (list) {
+          const n = list.shift();
+          next = n === undefined ? undefined : { sessions: n, tier: "confirm" };
+        } else {
+          const remaining = armDeadline - (performance.now() - wallStart) / 1000;
+          const pick = nextTieredStep(points, tiers, costs, remaining);
+          next = pick.step;
+          if (pick.wanted && !pick.step) {
+            stoppedFor = pick.wanted;
+            progress.note(
+              `${arm}: not trying ${pick.wanted.sessions} sessions (${pick.wanted.tier}, ~${Math.round(pick.wanted.seconds)} s) within the time budget`,
+            );
+          } else if (pick.wanted && pick.step)
+            progress.note(
+              `${arm}: ${pick.step.sessions} sessions instead of ${pick.wanted.sessions} (~${Math.round(pick.wanted.seconds)} s would not fit the time budget)`,
+            );
         }
         if (next === undefined) break;
-        const timing = stepTiming(next, profile.requestsPerSessionHour, stepPlan);
+        const stepPlan = next.tier === "scout" ? plan : decidingPlan;
+        const timing = stepTiming(next.sessions, profile.requestsPerSessionHour, stepPlan);
         const expected = expectedStepSeconds(timing, stepPlan);
-        const elapsed = (performance.now() - wallStart) / 1000;
-        const remaining = arms.slice(armIndex).reduce((sum, a) => sum + weight(a), 0);
-        const share = ((budgetS - elapsed) * weight(arm)) / remaining;
-        if (!list && points.length > 0 && expected > share) {
-          stoppedByBudget = true;
-          progress.note(
-            `${arm}: not trying ${next} sessions (~${Math.round(expected)} s) within the time budget`,
-          );
-          if (stepPlan !== plan)
-            notes.push(
-              `${arm}: ${next} sessions were not confirmed on a ${timing.measureSimS} s window for lack of time`,
-            );
-          break;
-        }
-        progress.stepStarted(arm, next, timing.scale, expected);
+        progress.stepStarted(arm, next.sessions, timing.scale, expected);
         const outcome = await runStep({
           arm,
           profile,
-          sessions: next,
+          sessions: next.sessions,
           timing,
           transport,
-          costs,
+          costs: costEstimator,
           redisUrl: options.redisUrl ?? redis?.url ?? "",
           ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
           ...(options.brokerProcess ? { brokerProcess: options.brokerProcess } : {}),
@@ -280,16 +303,19 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           enforceLimits: options.enforceLimits ?? false,
           onProgress: (phase, fraction) => progress.stepProgress(phase, fraction),
         });
-        runs.push(outcome.result);
-        // A confirmation replaces the short window's verdict at that count.
-        if (stepPlan !== plan) {
-          const at = points.findIndex((p) => p.sessions === next);
-          if (at >= 0) points.splice(at, 1);
+        const result: StepResult = { ...outcome.result, tier: next.tier };
+        runs.push(result);
+        if (next.tier === "confirm" && tiers.scouting)
           notes.push(
-            `${arm}: ${next} sessions confirmed on a ${timing.measureSimS} s window: ${outcome.result.withinBudget ? "within budget" : `over (${outcome.result.reasons.join("; ")})`}`,
+            `${arm}: ${next.sessions} sessions on a ${timing.measureSimS} s window (a confirmation): ${result.withinBudget ? "within budget" : `over (${result.reasons.join("; ")})`}`,
           );
-        }
-        points.push({ sessions: next, pass: outcome.result.withinBudget });
+        points.push({
+          sessions: next.sessions,
+          pass: result.withinBudget,
+          usage: budgetUsage(result),
+          budgetOnly: !result.withinBudget && result.reasons.every(isBudgetReason),
+          tier: next.tier,
+        });
         if (outcome.broker && !brokerNoted) {
           brokerNoted = true;
           const how =
@@ -307,15 +333,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
         progress.stepDone(outcome.result);
         options.onStep?.(buildReport());
       }
-      const best = sessionsToBudget(points);
-      toBudget[arm] = best;
-      const failedAbove = points.some((p) => !p.pass && p.sessions > best);
-      // Stopped for lack of time with the gap still open: the count is a floor, never the answer.
-      bounds[arm] = best === 0 ? "none" : failedAbove && !stoppedByBudget ? "exact" : "at-least";
-      if (stoppedByBudget && bounds[arm] === "at-least") {
-        const above = Math.min(...points.filter((p) => !p.pass && p.sessions > best).map((p) => p.sessions));
+      const answer = tieredAnswer(points, list ? { ...tiers, scouting: false } : tiers);
+      toBudget[arm] = answer.sessions;
+      bounds[arm] = answer.bound;
+      if (answer.unconfirmedScout > 0)
         notes.push(
-          `${arm}: the search stopped at ${best} sessions for lack of time${Number.isFinite(above) ? ` (${above} failed; between them untried)` : ""}; a full run goes further`,
+          `${arm}: ${answer.unconfirmedScout} sessions passed on short windows, but no step judged like the full run's confirmed a count in the time budget; the figure is not reported`,
+        );
+      if (stoppedFor && answer.bound === "at-least") {
+        const above = Math.min(
+          ...confirmationPoints(points)
+            .filter((p) => !p.pass && p.sessions > answer.sessions)
+            .map((p) => p.sessions),
+        );
+        notes.push(
+          `${arm}: the search stopped at ${answer.sessions} sessions for lack of time${Number.isFinite(above) ? ` (${above} failed; between them untried)` : ""}; it wanted ${stoppedFor.sessions} next (~${Math.round(stoppedFor.seconds)} s); a longer --time-budget-s goes further`,
         );
       }
     }
@@ -323,6 +355,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
     progress.stop();
     await transport.close();
     await redis?.stop();
+    unguardRedis?.();
     rmSync(redisDir, { recursive: true, force: true });
   }
   const report = buildReport();

@@ -16,7 +16,7 @@
  *   npm run bench:connection-flood [-- --runs 3 --seconds 20 --agents 16 --cli OTHER/dist/cli.js]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -349,23 +349,91 @@ async function oneRun(options: {
   }
 }
 
+export const USAGE = `Usage: npm run bench:connection-flood [-- OPTIONS]
+       npx tsx bench/connection-flood.ts [OPTIONS]
+
+Floods a broker (ao-broker start --simulate under prlimit --nofile=1024:1024) with idle,
+slowloris and silent IPC connections while agents keep asking; reports the share answered.
+
+Options:
+  --runs N          runs, the figure is their median (default 3)
+  --seconds N       length of each run's flood (default 20)
+  --agents N        agents asking during the flood (default 16)
+  --idle N          idle gateway connections (default 10000)
+  --slowloris N     connections trickling headers a byte at a time (default 1000)
+  --silent N        IPC connections that never say hello (default 600)
+  --reconnects N    how many times each flood may reopen what the broker closes (default 20)
+  --cli FILE        the ao-broker CLI to run (default dist/cli.js; build it first)
+  --json FILE       also write the results as JSON
+  -h, --help        this text`;
+
+const COUNT_FLAGS = ["runs", "seconds", "agents", "idle", "slowloris", "silent", "reconnects"] as const;
+
+type FloodFlags = Record<(typeof COUNT_FLAGS)[number], string> & {
+  readonly child?: string | undefined;
+  readonly count?: string | undefined;
+  readonly target?: string | undefined;
+  readonly cli: string;
+  readonly json?: string | undefined;
+  readonly help?: boolean | undefined;
+};
+
+/** The flags, checked: an unknown flag or a count that is not a whole number is an error with the usage. */
+export function parseFloodFlags(argv: readonly string[]): FloodFlags {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        child: { type: "string" },
+        count: { type: "string" },
+        target: { type: "string" },
+        runs: { type: "string", default: "3" },
+        seconds: { type: "string", default: "20" },
+        agents: { type: "string", default: "16" },
+        idle: { type: "string", default: "10000" },
+        slowloris: { type: "string", default: "1000" },
+        silent: { type: "string", default: "600" },
+        reconnects: { type: "string", default: "20" },
+        cli: { type: "string", default: DEFAULT_CLI },
+        json: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    // parseArgs says e.g. "Unknown option '--foo'"; keep its words, drop its code and stack.
+    throw new Error((error as Error).message.replace(/\. To specify a positional argument.*$/s, ""));
+  }
+  for (const flag of COUNT_FLAGS) {
+    const value = String(values[flag]);
+    const n = Number(value);
+    const least = flag === "runs" || flag === "seconds" || flag === "agents" ? 1 : 0;
+    if (!/^\d+$/.test(value) || n < least || n > 1_000_000)
+      throw new Error(`--${flag}: expected a whole number from ${least} to 1000000, got "${value}"`);
+  }
+  return values as unknown as FloodFlags;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      child: { type: "string" },
-      count: { type: "string" },
-      target: { type: "string" },
-      runs: { type: "string", default: "3" },
-      seconds: { type: "string", default: "20" },
-      agents: { type: "string", default: "16" },
-      idle: { type: "string", default: "10000" },
-      slowloris: { type: "string", default: "1000" },
-      silent: { type: "string", default: "600" },
-      reconnects: { type: "string", default: "20" },
-      cli: { type: "string", default: DEFAULT_CLI },
-      json: { type: "string" },
-    },
-  });
+  let values: FloodFlags;
+  try {
+    values = parseFloodFlags(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`connection-flood: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!values.child && !existsSync(values.cli)) {
+    process.stderr.write(`connection-flood: --cli ${values.cli}: no such file (run npm run build first)\n`);
+    process.exitCode = 2;
+    return;
+  }
   if (values.child) {
     await floodChild(
       values.child,
@@ -415,4 +483,5 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+// Run only as a script (tests import parseFloodFlags and USAGE).
+if (process.argv[1] && import.meta.filename === process.argv[1]) await main();

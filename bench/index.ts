@@ -19,6 +19,8 @@ export {
   CALIBRATION_TOLERANCE,
   runBench,
 } from "./bench-runner.js";
+export type { ExplainReport } from "./core/answer-breakdown.js";
+export { renderExplainTable } from "./core/explain-table.js";
 export {
   ARMS,
   type ArmName,

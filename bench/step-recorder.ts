@@ -4,6 +4,7 @@
  * Only what happens inside the measured window counts (`measuring`); warm-up is discarded.
  * Wall-clock durations are converted to simulated time here (× scale), once.
  */
+import { AnswerBreakdown, type AnswerObservation, type ExplainFigures } from "./core/answer-breakdown.js";
 import type { RateLimitKind } from "./core/answer-kind.js";
 import { ChangeVisibility } from "./core/change-visibility.js";
 import { FACT_KINDS, type Fact, type FactKind, factKind } from "./core/facts.js";
@@ -35,6 +36,8 @@ export interface RequestObservation {
   readonly graphql?:
     | { readonly query: string; readonly variables: Readonly<Record<string, unknown>> }
     | undefined;
+  /** The answer's identity and cost for the per-answer breakdown (`explaining` recorders only). */
+  readonly answer?: AnswerObservation | undefined;
 }
 
 export interface RecorderOptions {
@@ -52,6 +55,8 @@ export interface RecorderOptions {
   readonly scaledWait?: (cacheLabel: string | undefined) => boolean;
   /** GitHub's latency in simulated ms (part of a write's latency). @defaultValue 0 */
   readonly simLatencySimMs?: number;
+  /** Follow every answer for the per-answer breakdown (core/answer-breakdown.ts; the broker arm). @defaultValue false */
+  readonly explain?: boolean;
 }
 
 /** The broker's answers that never waited on a compressed constant: served from its cache. */
@@ -85,6 +90,8 @@ export interface RecorderSummary {
   readonly cache: CacheMix;
   readonly commandsByName: Readonly<Record<string, number>>;
   readonly agentErrorsByOperation: Readonly<Record<string, number>>;
+  /** Where the points went, answer by answer (explaining recorders); null otherwise. */
+  readonly explain: ExplainFigures | null;
 }
 
 export class StepRecorder {
@@ -118,8 +125,16 @@ export class StepRecorder {
   #unknown = 0;
   #labelled = 0;
 
+  readonly #breakdown: AnswerBreakdown | undefined;
+
   constructor(options: RecorderOptions) {
     this.#o = options;
+    this.#breakdown = options.explain ? new AnswerBreakdown() : undefined;
+  }
+
+  /** Whether requests should carry `answer` (their key and body hash) for the breakdown. */
+  get explaining(): boolean {
+    return this.#breakdown !== undefined;
   }
 
   #batchBoundSimMs: number | undefined;
@@ -153,6 +168,8 @@ export class StepRecorder {
   }
 
   async recordRequest(observation: RequestObservation): Promise<void> {
+    // Warm-up answers count as "the last answer served" for the window's first reads.
+    if (observation.answer) this.#breakdown?.observe(observation.answer, this.measuring);
     if (!this.measuring) return;
     this.#requests++;
     const extra = Math.max(0, observation.latencyRealMs - this.#o.simLatencyRealMs);
@@ -307,6 +324,7 @@ export class StepRecorder {
       },
       commandsByName: Object.fromEntries([...this.#commands].sort(([a], [b]) => a.localeCompare(b))),
       agentErrorsByOperation: Object.fromEntries([...this.#errors].sort(([a], [b]) => a.localeCompare(b))),
+      explain: this.#breakdown?.summary() ?? null,
     };
   }
 }

@@ -18,6 +18,7 @@ import type { ArmInstance, SessionSpec } from "./arms/arm-types.js";
 import { type BrokerArmInfo, startBrokerArm } from "./arms/broker-arm.js";
 import type { BrokerProcessMode } from "./arms/broker-launcher.js";
 import { startTokenArm } from "./arms/token-arm.js";
+import { counterBreakdown, parseCounterSamples } from "./core/answer-breakdown.js";
 import { initialPhases } from "./core/initial-phases.js";
 import type { Profile } from "./core/profile-schema.js";
 import type { ArmName, StepResult } from "./core/report-types.js";
@@ -156,7 +157,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     simLatencySimMs: profile.simulator.latencyMs,
     truth,
     costs: input.costs,
-    ...(input.arm === "broker" ? { scaledWait: brokerScaledWait } : {}),
+    ...(input.arm === "broker" ? { scaledWait: brokerScaledWait, explain: true } : {}),
   });
   const world = new WorldDriver({ sim, world: profile.world, scale: timing.scale });
   const stop = new AbortController();
@@ -262,6 +263,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
 
     progress("warmup", 0);
     await waitReal(timing.warmupRealMs, (f) => progress("warmup", f));
+    const countersBefore = parseCounterSamples((await running.scrapeMetrics?.()) ?? "");
     const before = sim.stats();
     const sampler = new SelfSampler();
     sampler.start();
@@ -275,6 +277,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     const after = sim.stats();
     const self = sampler.stop();
     const brokerUse = running.resourceUse();
+    const countersAfter = running.scrapeMetrics ? await running.scrapeMetrics() : undefined;
     progress("stopping", 0);
 
     const used = delta(after, before);
@@ -354,6 +357,15 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       upstreamByOperation: used.byOperation,
       commandsByName: summary.commandsByName,
       sessionFailures: failures.length,
+      explain: summary.explain
+        ? {
+            ...summary.explain,
+            brokerMetricsScraped: countersAfter !== undefined,
+            brokerCounters: countersAfter
+              ? counterBreakdown(countersBefore, parseCounterSamples(countersAfter))
+              : null,
+          }
+        : null,
     };
     return { result, broker: brokerInfo?.() };
   } finally {

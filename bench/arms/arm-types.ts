@@ -38,5 +38,7 @@ export interface ArmInstance {
   /** A separate broker process's CPU and memory since `markWindowStart`, when there is one. */
   markWindowStart(): void;
   resourceUse(): ResourceUse | null;
+  /** The broker's Prometheus /metrics text, when it serves one (the per-answer breakdown's counters). */
+  scrapeMetrics?(): Promise<string | undefined>;
   close(): Promise<void>;
 }

@@ -90,6 +90,16 @@ async function lifecycleOrchestrator(env: ArmEnv, client: BrokerClient): Promise
   };
 }
 
+/** The gateway's /metrics text; undefined when it serves none (metrics off, an older broker) or fails. */
+async function scrapeMetrics(gatewayUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${gatewayUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+    return response.ok ? await response.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Deep-merges config-shaped overrides (objects merge, values replace). */
 function merge(
   base: Readonly<Record<string, unknown>>,
@@ -220,6 +230,7 @@ export async function startBrokerArm(
       orchestrator: finalOrchestrator,
       markWindowStart: () => broker.markWindowStart(),
       resourceUse: () => broker.resourceUse(),
+      scrapeMetrics: () => scrapeMetrics(broker.gatewayUrl),
       close: async () => {
         await finalOrchestrator.close();
         await client.close();

@@ -12,6 +12,7 @@ import { startBroker } from "../../broker/index.js";
 import { connectBroker } from "../../client/index.js";
 import { silentLogger } from "../../common/index.js";
 import type { ResourceUse } from "../core/report-types.js";
+import { guardProcess } from "../process-guard.js";
 import { readProcess } from "../resource-sampler.js";
 
 export type BrokerProcessMode = "child" | "in-process";
@@ -69,6 +70,15 @@ async function launchChild(cli: string, options: LaunchOptions): Promise<Launche
     env: { ...process.env, GITHUB_TOKEN: options.token, GH_TOKEN: "", AO_BROKER_PROBE_LOCAL_REDIS: "0" },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  const exitedOnce = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stopChild = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exitedOnce;
+    clearTimeout(timer);
+  };
+  const unguard = guardProcess("a broker process", child.pid, stopChild);
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     log = (log + chunk.toString("utf8")).slice(-4000);
@@ -77,6 +87,7 @@ async function launchChild(cli: string, options: LaunchOptions): Promise<Launche
     await waitForSocket(options.socketPath, child, () => log);
   } catch (error) {
     child.kill("SIGKILL");
+    unguard();
     throw error;
   }
   const client = await connectBroker({ socketPath: options.socketPath });
@@ -113,12 +124,8 @@ async function launchChild(cli: string, options: LaunchOptions): Promise<Launche
     },
     close: async () => {
       clearInterval(sampler);
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
+      await stopChild();
+      unguard();
     },
   };
 }

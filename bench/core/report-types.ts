@@ -5,6 +5,8 @@
  * All durations are SIMULATED time (see time-scale.ts) unless the name says `real`.
  */
 
+import type { ExplainReport } from "./answer-breakdown.js";
+
 export const ARMS = ["direct", "proxy", "broker"] as const;
 export type ArmName = (typeof ARMS)[number];
 
@@ -149,6 +151,17 @@ export interface StepResult {
   readonly commandsByName: Readonly<Record<string, number>>;
   /** Sessions that stopped on an unexpected error (a bench bug or an arm failure); > 0 fails the step. */
   readonly sessionFailures: number;
+  /**
+   * `confirm`: a step judged like the full run's, which decides the answer (every full-run step);
+   * `scout`: a quick run's short-window step, which only guides the search (docs/decisions/0015).
+   */
+  readonly tier?: "scout" | "confirm";
+  /**
+   * The broker arm's per-answer breakdown (core/answer-breakdown.ts, issue 16): the reason for every
+   * answer that read upstream, and the share of GraphQL points that fetched an answer identical to
+   * the last one served for the same query. Null for the other arms.
+   */
+  readonly explain?: ExplainReport | null;
 }
 
 export interface Calibration {

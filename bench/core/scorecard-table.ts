@@ -51,6 +51,7 @@ export const TABLE_HEADERS = [
   "poll cycle p50/p95",
   "hit/coal/batch",
   "scale",
+  "window",
   "within",
 ] as const;
 
@@ -82,6 +83,8 @@ export function stepRow(run: StepResult, budget = 5000): string[] {
       ? "-"
       : `${ratio(run.cache.hitRatio)}/${ratio(run.cache.coalescedRatio)}/${ratio(run.cache.batchedRatio)}`,
     `×${run.timeScale}`,
+    // A scouting step (quick runs' short windows) only guides the search; the others decide it.
+    `${run.windowSeconds}s${run.tier === "scout" ? " scout" : ""}`,
     run.withinBudget ? "yes" : "no",
   ];
 }
@@ -101,7 +104,7 @@ export function renderScorecardTable(report: BenchReport): string {
   }
   lines.push(
     "",
-    "Sessions to budget (largest count within both budgets, 0 RL errors, imposed wait p95 ≤ 1 s, every fact's stale p99 ≤ 30 s, change visible p99 ≤ 60 s, no write lost, write p95 ≤ 10 s):",
+    "Sessions to budget (largest count within both budgets, 0 RL errors, imposed wait p95 ≤ 1 s, every fact's stale p99 ≤ 30 s, change visible p99 ≤ 60 s, no write lost, write p95 ≤ 10 s; only steps judged on the full run's window count, never a scouting step):",
   );
   for (const [arm, n] of Object.entries(report.sessionsToBudget)) {
     const bound = report.sessionsToBudgetBound[arm as keyof typeof report.sessionsToBudgetBound];

@@ -37,7 +37,8 @@ export function chooseTimeScale(input: TimeScaleInput): number {
   const clamped = Math.min(max, Math.max(min, raw));
   // Two significant digits: a scale that prints exactly what was used.
   const magnitude = 10 ** (Math.floor(Math.log10(clamped)) - 1);
-  return Math.floor(clamped / magnitude) * magnitude;
+  // toPrecision: 66 × 0.1 is 6.6000000000000005 in binary; the scale prints as the 6.6 it is.
+  return Number((Math.floor(clamped / magnitude) * magnitude).toPrecision(2));
 }
 
 export interface StepTiming {

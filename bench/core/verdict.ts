@@ -91,3 +91,22 @@ export function judgeStep(figures: StepFigures, criteria: BudgetCriteria = DEFAU
     reasons.push(`write latency p95 ${fmt(writes.p95Ms / 1000)} s > ${fmt(criteria.writeP95Ms / 1000)} s`);
   return { withinBudget: reasons.length === 0, reasons };
 }
+
+/**
+ * The share of the hourly budgets a step used (the larger of GraphQL and REST, over their
+ * criteria): the search reads where the boundary is from it (core/session-search.ts).
+ */
+export function budgetUsage(
+  figures: Pick<StepFigures, "graphqlPointsPerHour" | "restCorePerHour">,
+  criteria: BudgetCriteria = DEFAULT_CRITERIA,
+): number {
+  return Math.max(
+    figures.graphqlPointsPerHour / criteria.graphqlPointsPerHour,
+    figures.restCorePerHour / criteria.restCorePerHour,
+  );
+}
+
+/** A reason judgeStep gives for a budget overrun (GraphQL or REST per hour), not another criterion. */
+export function isBudgetReason(reason: string): boolean {
+  return /^(GraphQL [\d,]+ pts\/h|REST [\d,]+ req\/h) > /.test(reason);
+}

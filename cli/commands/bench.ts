@@ -36,9 +36,13 @@ export function registerBenchCommand(program: Command): void {
     .option("--enforce-limits", "let the simulator refuse past the prorated budget (default: measure demand)")
     .option(
       "--time-budget-s <seconds>",
-      "stop searching when the run would take longer (default 270 with --quick)",
+      "stop searching when the run would take longer (default 275 with --quick)",
     )
     .option("--max-sessions <n>", "largest session count --sessions auto may try (default 1000)")
+    .option(
+      "--explain",
+      "print the broker's per-answer breakdown: why each answer read upstream, and how many points re-fetched an identical answer",
+    )
     .option("--no-progress", "no progress output on stderr")
     .action(async (flags: BenchFlags) => {
       await runBenchCommand(flags, { commandLine: `ao-broker ${process.argv.slice(2).join(" ")}` });

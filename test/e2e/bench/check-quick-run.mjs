@@ -89,6 +89,19 @@ if (report) {
   for (const arm of ["direct", "proxy", "broker"]) {
     if (typeof report.sessionsToBudget?.[arm] !== "number") problems.push(`sessionsToBudget.${arm} missing`);
   }
+  // docs/decisions/0015: a quick run reports only a count a step on the full run's window passed.
+  for (const arm of ["direct", "proxy", "broker"]) {
+    const n = report.sessionsToBudget?.[arm];
+    const confirmed = (report.runs ?? []).some(
+      (r) =>
+        r.arm === arm && r.sessions === n && r.tier === "confirm" && r.withinBudget && r.windowSeconds >= 600,
+    );
+    if (n > 0 && !confirmed) problems.push(`${arm}: ${n} sessions is not a confirmed count`);
+  }
+  // Issue 16: every broker step carries the per-answer breakdown.
+  for (const run of (report.runs ?? []).filter((r) => r.arm === "broker"))
+    if (!run.explain || !("identicalPointsShare" in run.explain) || !run.explain.byReason)
+      problems.push(`broker @ ${run.sessions}: explain {byReason, identicalPointsShare} missing`);
   const cal = report.calibration?.directPointsPerHourAt5Active;
   if (typeof cal !== "number") problems.push("calibration.directPointsPerHourAt5Active missing");
   else if (Math.abs(cal - 9572) > 9572 * 0.25) problems.push(`calibration ${cal} is outside 9,572 ±25 %`);

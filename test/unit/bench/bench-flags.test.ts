@@ -78,6 +78,17 @@ describe("parseBenchFlags", () => {
     ).toBe("AO_ERR_BENCH_OPTIONS_INVALID");
   });
 
+  it("--explain prints the per-answer breakdown of a simulator run, and is refused with --target", () => {
+    expect(parseBenchFlags({ explain: true }).explain).toBe(true);
+    expect(parseBenchFlags({}).explain).toBe(false);
+    expect(() =>
+      parseBenchFlags(
+        { explain: true, target: "https://api.github.com", maxPoints: "5", repo: "o/r" },
+        { GITHUB_TOKEN: "x" },
+      ),
+    ).toThrow(/--explain: .*cannot run with --target/);
+  });
+
   it("maps the simulator flags onto options", () => {
     const parsed = parseBenchFlags({
       quick: true,

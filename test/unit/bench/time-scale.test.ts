@@ -23,6 +23,17 @@ describe("chooseTimeScale", () => {
     expect(chooseTimeScale({ ...base, sessions: 100_000 })).toBe(0.25);
   });
 
+  it("is the two-digit figure it prints, without binary noise (45 sessions: 6.6, not 6.6000000000000005)", () => {
+    expect(
+      chooseTimeScale({
+        sessions: 45,
+        requestsPerSessionHour: 2400,
+        targetRequestsPerSecond: 200,
+        maxScale: 30,
+      }),
+    ).toBe(6.6);
+  });
+
   it("never grows with more sessions", () => {
     let last = Number.POSITIVE_INFINITY;
     for (const n of [1, 5, 20, 80, 320, 1000]) {
