@@ -145,6 +145,11 @@ const RANGES = LIFECYCLE_RANGES;
 export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConfig, string>> = {
   cycleIntervalMs: "How often the poll loop runs a cycle.",
   repoIntervalMs: "Per repository: how often the PR-list guard is read.",
+  actionsIntervalMs:
+    "Per repository: how often the Actions guard (a conditional actions/runs read) is read; 0 turns it off.",
+  actionsPageSize: "Runs on the Actions guard's page (the most recently created first).",
+  checksBackstopMs:
+    "Per PR the Actions guard covers: how often its check-run guard is still read, as a backstop.",
   activeIntervalMs: "Per PR with CI running: how often its check-run and status guards are read.",
   quietIntervalMs: "Per PR that changed within idleAfterMs: how often its guards are read.",
   idleIntervalMs: "Per PR quiet for longer: how often its guards are read.",
