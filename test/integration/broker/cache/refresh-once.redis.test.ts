@@ -12,13 +12,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fillPath, fillValue, type JsonValue } from "../../../../bench/core/capture-template.js";
 import { GH_223_CAPTURES } from "../../../../bench/replay/gh-2.23-requests.generated.js";
-import { buildApiRequest } from "../../../../broker/pipeline/api-request.js";
 import { BatchScheduler, RepeatTracker } from "../../../../broker/batch/index.js";
 import { GraphQLAnalyzer } from "../../../../broker/cache/graphql-analyzer.js";
 import { RefreshRegistry } from "../../../../broker/cache/refresh-registry.js";
 import { ResponseCache } from "../../../../broker/cache/response-cache.js";
 import { createRedisClient } from "../../../../broker/index.js";
 import { createLifecyclePorts } from "../../../../broker/lifecycle/lifecycle-ports.js";
+import { buildApiRequest } from "../../../../broker/pipeline/api-request.js";
 import { batchLayer } from "../../../../broker/pipeline/batch-layer.js";
 import { UPSTREAM_REASON_HEADER, type UpstreamRead } from "../../../../broker/pipeline/cache-layer.js";
 import { classifyRequest, type FreshnessPolicy } from "../../../../broker/pipeline/classify.js";
