@@ -65,6 +65,15 @@ export const cacheSettings = z
           .max(5_000)
           .default(300)
           .describe("Most answers fetched again in one refresh, the most recently read first."),
+        maxPerTag: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(500)
+          .describe(
+            "Most recent reads the refresh registry keeps under one tag (the newest win); bounds its Redis memory.",
+          ),
       })
       .prefault({}),
     maxBytes: z

@@ -16,6 +16,7 @@
  * Each broker writes a key's read at most once per `noteEveryMs`.
  */
 import type { Redis } from "ioredis";
+import { CACHE_DEFAULTS } from "./cache-settings.js";
 import type { Tag } from "./core/facets.js";
 import { parseReplaySpec, type RegistryHit, type ReplaySpec } from "./core/refresh-plan.js";
 import type { PendingRefresh } from "./core/serve-decision.js";
@@ -63,7 +64,7 @@ export class RefreshRegistry {
     this.#lastNote.set(hashed, now);
     if (this.#lastNote.size > 50_000) this.#lastNote = new Map([[hashed, now]]);
     const window = Math.max(1000, Math.ceil(this.#o.recentReadMs));
-    const maxPerTag = this.#o.maxPerTag ?? 500;
+    const maxPerTag = this.#o.maxPerTag ?? CACHE_DEFAULTS.refresh.maxPerTag;
     const pipeline = this.#redis.pipeline();
     pipeline.set(`${this.#p}:rq:${hashed}`, JSON.stringify(spec), "PX", window);
     for (const tag of tags) {

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { BatchScheduler, RepeatTracker, UpstreamGraphQLRequest, UpstreamReply } from "../batch/index.js";
 import { chooseBatchClass } from "../batch/index.js";
+import { CACHE_DEFAULTS } from "../cache/cache-settings.js";
 import type { RequestClass } from "./classify.js";
 import type { Caller, CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
 
@@ -176,7 +177,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             }),
             priority: request.priority,
             headers: request.headers,
-            ...(request.refresh ? { maxDelayMs: options.refreshDelayMs ?? 50 } : {}),
+            ...(request.refresh ? { maxDelayMs: options.refreshDelayMs ?? CACHE_DEFAULTS.refresh.batchWindowMs } : {}),
           },
         );
         const cost = Math.round(outcome.costShare * 1000) / 1000;

@@ -85,6 +85,7 @@ export function buildPipeline(
         redis: parts.redis.redis,
         prefix: parts.redis.prefix,
         recentReadMs: refreshConfig.recentReadMs,
+        maxPerTag: refreshConfig.maxPerTag,
       })
     : undefined;
   const pipeline = createGatewayPipeline({

@@ -28,6 +28,7 @@ import { type PlannedRefresh, planRefresh, type RegistryHit } from "../cache/cor
 import { addMoves, type PendingRefresh } from "../cache/core/serve-decision.js";
 import type { RefreshRegistry } from "../cache/refresh-registry.js";
 import type { Invalidation, ResponseCache } from "../cache/response-cache.js";
+import { UPSTREAM_DEFAULTS } from "../upstream/upstream-settings.js";
 import type { ClassifyInput, RequestClass } from "./classify.js";
 import type { Caller, GhRequest, GhResponse, Handler } from "./types.js";
 
@@ -264,7 +265,7 @@ export class RefreshRunner {
       caller: REFRESH_CALLER,
       classification: this.#o.classify({ method: spec.method, path: spec.path, headers, graphql }),
       priority: "interactive",
-      deadlineAt: now + (this.#o.deadlineMs ?? 30_000),
+      deadlineAt: now + (this.#o.deadlineMs ?? UPSTREAM_DEFAULTS.timeoutMs),
       allowStale: false,
       refresh: true,
       receivedAt: now,
