@@ -3,7 +3,8 @@
  * sees every move of the workflow runs on its page; a PR's check runs are then watched by it when
  * they all come from GitHub Actions (the last check-runs page read for the current head said so),
  * that page was read after the guard's first read (nothing could move between unseen), every check
- * run the lifecycle's facts hold was on that page, and the guard's page watches the head's runs. Such a PR's check-runs guard is only a backstop, and its
+ * run the lifecycle's facts hold was on that page, and the guard's page watches the head's runs (or
+ * they have all finished: see below). Such a PR's check-runs guard is only a backstop, and its
  * checks are vouched for as of the Actions guard's last confirmation.
  */
 import { watchesHead } from "./core/actions-runs.js";
@@ -30,6 +31,10 @@ export function actionsCoverAt(
   if (track.checksConfirmedAt <= repo.actionsSince) return null;
   // A check run GraphQL showed since that the check-runs page did not list may be another app's.
   if (facts.checks.some((c) => c.kind === "check-run" && !track.checksNames.has(c.name))) return null;
-  if (!watchesHead(repo.actionsCover, facts.headSha)) return null;
+  // Off a full page a head's runs are older than every run on it: covered while they are all
+  // finished (a new run of the head lands on top of the page; a re-run of an old one is left to
+  // the backstop), never while one may still move unseen.
+  const finished = facts.checks.every((c) => c.kind !== "check-run" || c.status === "COMPLETED");
+  if (!watchesHead(repo.actionsCover, facts.headSha) && !finished) return null;
   return repo.actionsConfirmedAt;
 }

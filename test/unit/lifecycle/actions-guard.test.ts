@@ -13,18 +13,22 @@ import { createFakeGitHub } from "./support/fake-github.js";
 
 const REPO = "acme/widgets";
 
-async function setup(prs: number, options: { actionsVouches?: boolean } = {}) {
+async function setup(
+  prs: number,
+  options: { actionsVouches?: boolean; config?: Record<string, unknown>; pending?: readonly number[] } = {},
+) {
   const clock = createManualClock(T0);
   const gh = createFakeGitHub(clock.now, {
     listVouches: true,
     actionsVouches: options.actionsVouches ?? true,
   });
   for (let i = 1; i <= prs; i++) gh.addPr({ repo: REPO, number: i, headRef: `feat/s${i}` });
+  for (const n of options.pending ?? []) gh.setCheck(REPO, n, { name: "build", status: "IN_PROGRESS" });
   const service = createLifecycleService({
     ports: gh.ports,
     store: createMemoryWatchStore(),
     clock,
-    config: { stuckThresholdMs: 0 },
+    config: { stuckThresholdMs: 0, ...options.config },
   });
   for (let i = 1; i <= prs; i++)
     await service.watch({ id: `s${i}`, repo: REPO, branch: `feat/s${i}`, pr: i });
@@ -136,6 +140,23 @@ describe("the Actions guard", () => {
     // covered until its check-runs page lists "lint"; cycle 3: covered again.
     expect(paths.map((p) => p.length)).toEqual([0, 1, 0]);
     expect(paths[1]?.[0]).toContain(`/commits/${gh.pr(REPO, 1).headSha}/`);
+  });
+
+  it("on a full page covers the heads off it only while their runs are all finished", async () => {
+    // One run per page: the newest (PR 3's) is on it, PR 1's and PR 2's are off it.
+    const { clock, gh, service, readAll } = await setup(3, { config: { actionsPageSize: 1 }, pending: [1] });
+    readAll();
+    clock.advance(10_000);
+    gh.resetCounts();
+    await service.runCycle();
+    // PR 1's run may still move off the page: its check guard runs every cycle; PR 2 (finished) and
+    // PR 3 (on the page) are the Actions guard's.
+    expect(checkGuards(gh.counts.paths)).toEqual([
+      expect.stringContaining(`/commits/${gh.pr(REPO, 1).headSha}/`),
+    ]);
+    expect(gh.actionsVouches[0]?.heads.map((h) => h.sha).sort()).toEqual(
+      [2, 3].map((n) => gh.pr(REPO, n).headSha).sort(),
+    );
   });
 
   it("keeps the check-runs guard as a backstop: due again after checksBackstopMs", async () => {
