@@ -18,6 +18,7 @@
  * PRs), then the check guards of PRs whose CI is running (their results are what agents wait
  * for), then the most overdue PR guards; the rest stay due and lead the next cycle.
  */
+import { DEFAULT_LIFECYCLE_CONFIG } from "../config.js";
 import { actionsRunsPath } from "./actions-runs.js";
 import { type CadenceOptions, prPollInterval } from "./cadence.js";
 import type { CiStatus } from "./pr-enrichment.js";
@@ -182,7 +183,10 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
           {
             kind: "repo-actions",
             repo: repo.repo,
-            path: actionsRunsPath(repo.repo, options.actionsPageSize ?? 100),
+            path: actionsRunsPath(
+              repo.repo,
+              options.actionsPageSize ?? DEFAULT_LIFECYCLE_CONFIG.actionsPageSize,
+            ),
             urgency: ua,
           },
           actions.etag,
@@ -209,7 +213,7 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
     const interval = prPollInterval(pr, now, options) * stretch;
     const backstop = pr.checksBackstop === true;
     const checksInterval = backstop
-      ? Math.max(interval, (options.checksBackstopMs ?? 120_000) * stretch)
+      ? Math.max(interval, (options.checksBackstopMs ?? DEFAULT_LIFECYCLE_CONFIG.checksBackstopMs) * stretch)
       : interval;
     const checksDue = urgency(pr.lastChecksAt, checksInterval, now, input.cycleMs);
     const statusDue = pr.hasStatusContexts
