@@ -192,8 +192,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   const redis = arms.includes("broker")
     ? await startEmbeddedRedis({ dir: redisDir, persist: false, detached: false })
     : undefined;
+  // On SIGINT/SIGTERM the finally below never runs: the guard removes the directory too.
   const unguardRedis = redis
-    ? guardProcess("the private redis-server", redis.pid, () => redis.stop())
+    ? guardProcess("the private redis-server", redis.pid, async () => {
+        await redis.stop();
+        rmSync(redisDir, { recursive: true, force: true });
+      })
     : undefined;
   const runs: StepResult[] = [];
   const bounds: Partial<Record<ArmName, "exact" | "at-least" | "none">> = {};

@@ -1,6 +1,6 @@
 /**
  * What a bench run started outside its own process — the private redis-server, each step's broker
- * process — must not outlive it. Each is registered here while it runs; the CLI (runBenchCommand)
+ * process, and their directories — must not outlive it. Each is registered here while it runs; the CLI (runBenchCommand)
  * turns SIGINT and SIGTERM into stopping every registered one, by its own stop (redis SHUTDOWN, the
  * broker's SIGTERM) within a grace period and then SIGKILL by PID, before the process exits with
  * 128 + the signal's number. Without it, a bench killed with SIGTERM left its redis-server orphaned.
@@ -42,8 +42,11 @@ export async function stopGuarded(graceMs = 8000): Promise<void> {
   const all = [...running];
   running.clear();
   const timeout = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), graceMs).unref());
-  await Promise.race([Promise.allSettled(all.map((g) => g.stop())), timeout]);
-  for (const g of all) if (g.pid) killHard(g.pid);
+  // Processes first, then what holds no process (directories they may still write into).
+  const processes = all.filter((g) => g.pid !== undefined);
+  await Promise.race([Promise.allSettled(processes.map((g) => g.stop())), timeout]);
+  for (const g of processes) if (g.pid) killHard(g.pid);
+  await Promise.allSettled(all.filter((g) => g.pid === undefined).map((g) => g.stop()));
 }
 
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;

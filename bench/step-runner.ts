@@ -28,6 +28,7 @@ import { type BudgetCriteria, DEFAULT_CRITERIA, judgeStep } from "./core/verdict
 import type { CostEstimator } from "./cost-estimator.js";
 import { BenchErrors } from "./errors.js";
 import type { HttpTransport } from "./http-transport.js";
+import { guardProcess } from "./process-guard.js";
 import { SelfSampler } from "./resource-sampler.js";
 import { StepClock } from "./step-clock.js";
 import { brokerScaledWait, StepRecorder } from "./step-recorder.js";
@@ -148,6 +149,10 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
   const sim = await startSim(input);
   const stateDir = mkdtempSync(join(tmpdir(), "aob-bench-"));
   mkdirSync(stateDir, { recursive: true });
+  // Stopped by a signal, the finally below never runs: the guard removes the directory (after the broker).
+  const unguardDir = guardProcess("the step's state directory", undefined, async () => {
+    rmSync(stateDir, { recursive: true, force: true });
+  });
   const clock = new StepClock(timing.scale);
   const truth = new TruthTracker(sim, `${BENCH_OWNER}/${BENCH_REPO}`);
   truth.start();
@@ -377,5 +382,6 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     truth.close();
     await sim.close();
     rmSync(stateDir, { recursive: true, force: true });
+    unguardDir();
   }
 }

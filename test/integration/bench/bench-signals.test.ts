@@ -4,7 +4,7 @@
  * user runs it; the processes it started are found as its descendants in /proc.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../../support/cli-process.js";
 
@@ -117,6 +117,16 @@ describe("ao-broker bench on SIGTERM", () => {
       ).catch(() => undefined);
       const left = started.filter((p) => alive(p.pid)).map((p) => `${p.pid} ${p.cmdline}`);
       expect(left).toEqual([]);
+      // Nor its private redis-server's directory (the socket names it).
+      const redis = started.find((p) => p.cmdline.includes("redis-server"));
+      const dir = /unixsocket:(\S+)\/redis\.sock/.exec(redis?.cmdline ?? "")?.[1];
+      expect(dir, "the redis-server's socket directory").toBeDefined();
+      expect(existsSync(dir as string)).toBe(false);
+      // Nor the step's state directory (the broker's --config file is in it).
+      const broker = started.find((p) => p.cmdline.includes(" start --config "));
+      const config = / start --config (\S+)/.exec(broker?.cmdline ?? "")?.[1];
+      expect(config, "the broker's config file").toBeDefined();
+      expect(existsSync(config as string)).toBe(false);
       expect(code, stderr).toBe(143);
       expect(stderr).toMatch(/SIGTERM: stopping/);
     } finally {
