@@ -60,7 +60,8 @@ export interface RecorderOptions {
 }
 
 /** The broker's answers that never waited on a compressed constant: served from its cache. */
-export const brokerScaledWait = (label: string | undefined): boolean => label !== "HIT" && label !== "STALE";
+export const brokerScaledWait = (label: string | undefined): boolean =>
+  label !== "HIT" && label !== "STALE" && label !== "STALE_REVALIDATING";
 
 export interface RecorderSummary {
   readonly agentRequests: number;
@@ -318,7 +319,7 @@ export class StepRecorder {
       cache: {
         labelled: this.#labelled,
         counts: Object.fromEntries([...this.#cache].sort(([a], [b]) => a.localeCompare(b))),
-        hitRatio: ratio(count("HIT", "STALE", "REVALIDATED")),
+        hitRatio: ratio(count("HIT", "STALE", "STALE_REVALIDATING", "REVALIDATED")),
         coalescedRatio: ratio(count("COALESCED")),
         batchedRatio: ratio(count("BATCHED")),
       },

@@ -258,7 +258,8 @@ export function counterBreakdown(
       figures.reads += delta;
       if (identical) figures.identicalReads += delta;
       reads += delta;
-    } else {
+    } else if (!sample.labels.resource || sample.labels.resource === "graphql") {
+      // GraphQL points only: the same counter carries REST requests under resource "core".
       figures.points += delta;
       if (identical) figures.identicalPoints += delta;
       points += delta;

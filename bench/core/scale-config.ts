@@ -27,6 +27,9 @@ export function scaleTimeConstants(defaults: Readonly<Record<string, unknown>>, 
     for (const [key, value] of Object.entries(node)) {
       const full = path ? `${path}.${key}` : key;
       if (/timeout/i.test(key)) continue;
+      // The unit the secondary rates are counted in: its rates (…PerMinute, …PerHour) are already
+      // multiplied below, so shrinking their minute as well would compress them twice.
+      if (key === "secondaryMinuteMs") continue;
       const msKey = inMs || /Ms$/.test(key);
       if (isObject(value)) {
         const inner = walk(value, full, msKey);

@@ -102,6 +102,20 @@ describe("the broker's counters", () => {
     expect(c?.identicalPointsShare).toBe(0.625);
   });
 
+  it("counts only GraphQL points: REST requests under resource core are reads, not points", () => {
+    const after = parseCounterSamples(
+      [
+        'ao_broker_upstream_reads_total{reason="revalidate",identical="true",resource="core"} 7',
+        'ao_broker_upstream_read_points_total{reason="revalidate",identical="true",resource="core"} 7',
+        'ao_broker_upstream_read_points_total{reason="absent",identical="false",resource="graphql"} 2',
+      ].join("\n"),
+    );
+    const c = counterBreakdown([], after);
+    expect(c?.reads).toBe(7);
+    expect(c?.points).toBe(2);
+    expect(c?.identicalPointsShare).toBe(0);
+  });
+
   it("is null for a broker that exports neither counter", () => {
     expect(counterBreakdown([], parseCounterSamples("ao_broker_requests_total 5\n"))).toBeNull();
   });

@@ -41,6 +41,19 @@ describe("scaleTimeConstants", () => {
     });
   });
 
+  it("leaves the secondary limits' minute alone: its per-minute rates are what is scaled", () => {
+    expect(
+      scaleTimeConstants(
+        {
+          queue: {
+            pacing: { secondaryMinuteMs: 60_000, contentCreationPerMinute: 72, mutationSpacingMs: 1000 },
+          },
+        },
+        7,
+      ).overrides,
+    ).toEqual({ queue: { pacing: { contentCreationPerMinute: 504, mutationSpacingMs: 143 } } });
+  });
+
   it("stretches them when time is dilated", () => {
     expect(scaleTimeConstants({ cache: { restFreshMs: 10_000 } }, 0.5).overrides).toEqual({
       cache: { restFreshMs: 20_000 },
