@@ -46,7 +46,11 @@ export const ALLOWED = [
     "buckets = 60",
     "a secondary-limit minute is 60 one-second buckets (GitHub's window), not a setting",
   ],
-  ["broker/upstream/upstream-queue.ts", "options.endpoints ?? 10", "rows of a display (busiest endpoints), a format"],
+  [
+    "broker/upstream/upstream-queue.ts",
+    "options.endpoints ?? 10",
+    "rows of a display (busiest endpoints), a format",
+  ],
 ];
 
 const NUM = String.raw`-?(?:0[xob][0-9a-fA-F_]+|[0-9][0-9_]*(?:\.[0-9_]+)?(?:e[0-9]+)?)(?:\s*\*\s*[0-9][0-9_]*)*`;

@@ -177,7 +177,9 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             }),
             priority: request.priority,
             headers: request.headers,
-            ...(request.refresh ? { maxDelayMs: options.refreshDelayMs ?? CACHE_DEFAULTS.refresh.batchWindowMs } : {}),
+            ...(request.refresh
+              ? { maxDelayMs: options.refreshDelayMs ?? CACHE_DEFAULTS.refresh.batchWindowMs }
+              : {}),
           },
         );
         const cost = Math.round(outcome.costShare * 1000) / 1000;
