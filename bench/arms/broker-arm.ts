@@ -101,6 +101,27 @@ async function scrapeMetrics(gatewayUrl: string): Promise<string | undefined> {
 }
 
 /** Deep-merges config-shaped overrides (objects merge, values replace). */
+/**
+ * A scaled value past its setting's schema bound (a dilated step stretches
+ * cache.staleWhileRevalidateMs past its 30 s cap) is set to the bound: the broker refuses a config
+ * out of bounds, and the bound is what a user of that setting could have at most.
+ */
+function withinSchemaBounds(config: Record<string, unknown>): Record<string, unknown> {
+  const parsed = configSchema.safeParse(config);
+  if (parsed.success) return config;
+  const out = structuredClone(config);
+  for (const issue of parsed.error.issues) {
+    const bound =
+      issue.code === "too_big" ? issue.maximum : issue.code === "too_small" ? issue.minimum : undefined;
+    if (typeof bound !== "number" || issue.path.length === 0) continue;
+    let node = out as Record<string, unknown>;
+    for (const key of issue.path.slice(0, -1)) node = node[String(key)] as Record<string, unknown>;
+    const last = String(issue.path[issue.path.length - 1]);
+    if (typeof node?.[last] === "number") node[last] = bound;
+  }
+  return out;
+}
+
 function merge(
   base: Readonly<Record<string, unknown>>,
   over: Readonly<Record<string, unknown>>,
@@ -137,7 +158,7 @@ export async function startBrokerArm(
   };
   const { overrides: scaledOverrides, scaled } = scaleTimeConstants(effective, env.clock.scale);
   env.recorder.setWaitBounds(agentBatchBoundMs(base), mutationSpacingMs(base));
-  const overrides = merge(brokerConfig, scaledOverrides);
+  const overrides = withinSchemaBounds(merge(brokerConfig, scaledOverrides));
   const broker = await launchBroker({
     config: {
       ...overrides,

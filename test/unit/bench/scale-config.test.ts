@@ -54,6 +54,20 @@ describe("scaleTimeConstants", () => {
     ).toEqual({ queue: { pacing: { contentCreationPerMinute: 504, mutationSpacingMs: 143 } } });
   });
 
+  it("leaves liveness and housekeeping constants alone (leases, claim TTLs, grace, retries, gauges)", () => {
+    expect(
+      scaleTimeConstants(
+        {
+          lifecycle: { leaseMs: 15_000, requestDeadlineMs: 60_000 },
+          coalesce: { lockTtlMs: 6000, releaseRetryMs: 500 },
+          ipc: { closeGraceMs: 5000 },
+          observability: { gaugeIntervalMs: 5000 },
+        },
+        30,
+      ).overrides,
+    ).toEqual({ lifecycle: { requestDeadlineMs: 2000 } });
+  });
+
   it("stretches them when time is dilated", () => {
     expect(scaleTimeConstants({ cache: { restFreshMs: 10_000 } }, 0.5).overrides).toEqual({
       cache: { restFreshMs: 20_000 },
