@@ -14,20 +14,11 @@
  * Pure: the caller hashes bodies and keys and scrapes /metrics.
  */
 
-export const UPSTREAM_REASONS = [
-  "absent",
-  "moved",
-  "unvouched",
-  "vouch-old",
-  "revalidate",
-  "bypass",
-  "refresh",
-] as const;
 /** The reason recorded when the broker sends no `x-ao-broker-upstream-reason`. */
 export const UNREPORTED = "unreported";
 
 /** The labels of answers served from the broker's cache (no read upstream on the agent's behalf). */
-const CACHE_LABELS = new Set(["HIT", "STALE"]);
+const CACHE_LABELS = new Set(["HIT", "STALE", "STALE_REVALIDATING"]);
 
 export interface ReasonFigures {
   /** Agent answers (or, from the broker's counters, upstream reads) with this reason. */
@@ -52,7 +43,7 @@ export interface ExplainFigures {
   readonly identicalPoints: number;
   /** identicalPoints ÷ graphqlPoints; null when no point was spent. Issue 16's target: ≤ 0.15. */
   readonly identicalPointsShare: number | null;
-  /** Per reason (UPSTREAM_REASONS, or "unreported"), sorted by points. */
+  /** Per reason (the broker's UPSTREAM_REASONS, broker/cache/core/serve-decision.ts, or "unreported"), sorted by points. */
   readonly byReason: Readonly<Record<string, ReasonFigures>>;
 }
 

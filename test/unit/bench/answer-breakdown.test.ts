@@ -20,6 +20,11 @@ const read = (over: Partial<AnswerObservation>): AnswerObservation => ({
 });
 
 describe("AnswerBreakdown", () => {
+  it("does not count an answer served stale while the broker refreshes it as a read upstream", () => {
+    expect(isUpstreamRead(read({ cost: 0, cacheLabel: "STALE_REVALIDATING" }))).toBe(false);
+    expect(isUpstreamRead(read({ cost: 0, cacheLabel: "MISS" }))).toBe(true);
+  });
+
   it("counts a read whose body equals the last one served for the query as identical, by reason", () => {
     const b = new AnswerBreakdown();
     b.observe(read({ bodyHash: "a", reason: "absent" }), true); // first read of q1
