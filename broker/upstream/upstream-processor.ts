@@ -8,8 +8,12 @@
  *     creation over 80/min–500/h → the job is delayed until it may go (DelayedError), or, when
  *     that is after its deadline, answered at once: AO_ERR_UPSTREAM_PACED with the seconds to
  *     wait (a 429 with retry-after at the gateway). The script records what the job waits for.
- *  3. A write first sets its "started" marker (SET NX): if the marker already exists, an earlier
- *     run of this very job began sending, so the outcome is unknown and it is NOT sent again.
+ *  3. A mutation waits for its spacing (spaceOut-1.lua). Only then, immediately before the send,
+ *     a write sets its "started" marker (SET NX): if the marker already exists, an earlier run of
+ *     this very job began sending, so the outcome is unknown and it is NOT sent again. A write
+ *     whose broker died is run again by a survivor (upstream-queue.ts, WRITE_STALLS_OUTLIVED):
+ *     marker absent → it never left, and is sent once; marker present → outcome unknown (checked
+ *     first, before the deadline and the pacing).
  *  4. Send; classify GitHub's answer (core/retry-policy.ts): a secondary limit → ONE global pause
  *     for the advised time, then the same job again; a spent primary bucket → that resource waits
  *     for its reset; 5xx on an idempotent request → BullMQ retry with jittered backoff, bounded;
@@ -220,6 +224,15 @@ export function createProcessor(deps: ProcessorDeps) {
     }
   };
 
+  /** An earlier run of this write set its "started" marker: it may have been sent, so it is not. */
+  const unknownRerun = (job: Job<UpstreamJobData>): Promise<JobOutcome> =>
+    fail(
+      job,
+      UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN,
+      "an earlier run of this write began sending; it is not sent again",
+      { method: job.data.method, path: job.data.path.split("?")[0] },
+    );
+
   const retryOrAnswer = (job: Job<UpstreamJobData>, why: string): RetryableUpstreamError | undefined => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.data.lane === "writes" ? policy.writeAttempts : policy.readAttempts;
@@ -239,6 +252,12 @@ export function createProcessor(deps: ProcessorDeps) {
   return async (job: Job<UpstreamJobData>, token?: string): Promise<JobOutcome> => {
     const data = job.data;
     const id = job.id!;
+    // A write taken over from a dead broker (BullMQ found it stalled) that had already begun
+    // sending: its outcome is unknown, whatever its deadline or the pacing now says.
+    if (data.lane === "writes" && job.stalledCounter > 0 && (await redis.exists(keys.started(id))) === 1) {
+      await redis.hdel(keys.waits, id);
+      return unknownRerun(job);
+    }
     if (Date.now() >= data.deadlineAt) {
       await redis.hdel(keys.waits, id);
       return fail(
@@ -277,24 +296,19 @@ export function createProcessor(deps: ProcessorDeps) {
       throw new DelayedError();
     }
 
+    // Last thing before the wire, so the gap holds where GitHub measures it.
+    if (data.mutation) await spaceOut();
+    // The marker goes on only now, with nothing left between it and the send: a broker that dies
+    // while pacing (above) has sent nothing, and the run that takes its job over must send it.
     if (data.lane === "writes") {
       const ttl = Math.max(0, data.deadlineAt - Date.now()) + 600_000;
       const fresh = await redis.set(keys.started(id), deps.instanceId, "PX", ttl, "NX");
-      if (fresh !== "OK") {
-        return fail(
-          job,
-          UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN,
-          "an earlier run of this write began sending; it is not sent again",
-          { method: data.method, path: data.path.split("?")[0] },
-        );
-      }
+      if (fresh !== "OK") return unknownRerun(job);
     }
     const notPerformed = async () => {
       if (data.lane === "writes") await redis.del(keys.started(id));
     };
 
-    // Last thing before the wire, so the gap holds where GitHub measures it.
-    if (data.mutation) await spaceOut();
     let response: UpstreamResponse;
     try {
       deps.stats.sent++;
@@ -364,8 +378,8 @@ export function createProcessor(deps: ProcessorDeps) {
 
 /**
  * BullMQ failed a job without the processor answering: a retry failure on the last attempt, or a
- * job whose broker died while running it (maxStalledCount 0 on the write lane turns that into a
- * failure instead of a second run). Its submitter still gets an answer.
+ * job found stalled more often than its lane allows (the brokers running it died each time; see
+ * WRITE_STALLS_OUTLIVED in upstream-queue.ts). Its submitter still gets an answer.
  */
 export function createFailureReporter(
   deps: Pick<ProcessorDeps, "redis" | "keys" | "policy" | "instanceId" | "logger">,

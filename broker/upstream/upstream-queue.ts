@@ -4,7 +4,9 @@
  *
  * - Two lanes. `reads`: priorities lifecycle > interactive > write > background, with aging so
  *   nothing starves. `writes` (mutations): one at a time across all brokers, ≥ mutationSpacingMs
- *   apart (BullMQ's limiter), and never run twice (maxStalledCount 0 plus a "started" marker).
+ *   apart (BullMQ's limiter), and never sent twice: a write whose broker died is run again by a
+ *   survivor, and its "started" marker (set immediately before the send) turns a re-run of a
+ *   write that may have left into AO_ERR_WRITE_OUTCOME_UNKNOWN.
  * - A global concurrency cap across brokers (BullMQ global concurrency): concurrency − 1 reads,
  *   1 write; GitHub allows 100.
  * - Workers run on every broker; the submitter gets the result wherever the job ran, through its
@@ -143,6 +145,17 @@ const BACKOFF_TYPE = "ao-upstream";
  * stall; one second costs one Redis call per worker per second of pause.
  */
 const PAUSE_RECHECK_MS = 1_000;
+/**
+ * How many times a write job may be found stalled (its broker died, or froze past its lock,
+ * while running it) and still be run again by a surviving broker. Re-running is safe: the
+ * processor sets the write's "started" marker immediately before the send, so a re-run that
+ * finds it answers AO_ERR_WRITE_OUTCOME_UNKNOWN and never sends twice, and one that does not
+ * find it knows nothing left and sends the write once. Failing a stalled write outright (0) told
+ * callers "outcome unknown" for writes that had only waited for their spacing. The bound is
+ * there for a job that itself kills its broker: past it BullMQ fails the job and the failure
+ * reporter answers outcome unknown. Ten outlives a crash test's ten kills of one broker.
+ */
+const WRITE_STALLS_OUTLIVED = 10;
 
 /** Errors that only say Redis is away; ioredis reconnects, so they are not worth an error line each. */
 function isConnectionError(err: Error): boolean {
@@ -299,8 +312,9 @@ export class UpstreamQueue {
             lane === "reads"
               ? { max: policy.maxStartsPerSecond, duration: 1_000 }
               : { max: 1, duration: policy.mutationSpacingMs },
-          // A read whose broker died is simply run again; a write never is.
-          maxStalledCount: lane === "writes" ? 0 : 1,
+          // A read whose broker died is simply run again; so is a write, which its "started"
+          // marker keeps from being sent twice.
+          maxStalledCount: lane === "writes" ? WRITE_STALLS_OUTLIVED : 1,
           maximumRateLimitDelay: PAUSE_RECHECK_MS,
           // An idle worker long-polls this many seconds. Jobs sent back by a pause do not always
           // wake a worker that is already polling, so BullMQ's 5 s default let them sit up to 5 s

@@ -37,10 +37,14 @@ export const queueSettings = z
     concurrency: z
       .number()
       .int()
-      .min(1)
+      // One slot is the write lane's and the rest are the reads': with 1 the read lane would get
+      // no worker at all (resolveUpstreamPolicy refuses it too, but only once the broker starts).
+      .min(2)
       .max(99)
       .default(50)
-      .describe("Upstream requests in flight across all brokers (GitHub allows 100)."),
+      .describe(
+        "Upstream requests in flight across all brokers (GitHub allows 100): one is the write lane's, the rest are reads', so at least 2.",
+      ),
     pacing: z
       .strictObject({
         mutationSpacingMs: ms
