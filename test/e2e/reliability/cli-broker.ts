@@ -215,3 +215,12 @@ export async function writeJobFate(redis: Redis, id: string, prefix = "aob"): Pr
     job.failedReason ? `failed: ${job.failedReason}` : `returned ${job.returnvalue ?? "nothing"}`
   }`;
 }
+
+/**
+ * Whether a write job set its "started" marker (broker/upstream/upstream-processor.ts: set
+ * immediately before the send, kept for the deadline plus ten minutes): a run of it may have
+ * sent it. Without the marker no run ever began sending it.
+ */
+export async function writeStarted(redis: Redis, id: string, prefix = "aob"): Promise<boolean> {
+  return (await redis.exists(`{${await namespaceUnder(redis, prefix)}:up}:started:${id}`)) === 1;
+}
