@@ -117,9 +117,14 @@ describe("a write whose broker died while running it", () => {
     // The dying broker's SET NX, as if it had died between the marker and the bytes leaving.
     await inspect.set(`${tag()}:started:${id}`, "dead-broker", "PX", 60_000);
     await kill(child!);
+    // The next mutation may only go in a minute: the survivor must check the marker first, not
+    // wait out pacing (or a deadline) for a write it will not send anyway.
+    await inspect.set(`${tag()}:mutation:last`, String(Date.now() + 60_000));
 
     await h.queue(PACING);
+    const takenOverAt = Date.now();
     const err = await outcome;
+    expect(Date.now() - takenOverAt).toBeLessThan(10_000);
     expect(isAoError(err, UpstreamErrors.AO_ERR_WRITE_OUTCOME_UNKNOWN), String(err)).toBe(true);
     // The survivor ran the job and found the marker (not BullMQ failing a stalled job).
     expect((err as Error).message).toMatch(/earlier run of this write began sending/);
