@@ -46,7 +46,7 @@ function terminal() {
   let gate: Promise<void> | undefined;
   const handler: Handler = async (request) => {
     sent.push(request);
-    if (gate) await gate;
+    if (gate !== undefined) await gate;
     return {
       status: 200,
       headers: { "content-type": "application/json" },
