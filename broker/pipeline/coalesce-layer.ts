@@ -204,12 +204,17 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
    */
   const join = async (
     flight: Flight,
+    key: string,
     request: GhRequest,
     retry: () => Promise<GhResponse>,
   ): Promise<GhResponse> => {
     flight.sharing.add({ sessionId: request.caller.sessionId, basis: 1 });
     const response = await flight.promise;
-    if (response.wouldWait && !request.staleAvailable) return retry();
+    if (response.wouldWait && !request.staleAvailable) {
+      // The leader has removed its flight by now (it awaited first); never rejoin an ended one.
+      if (flights.get(key) === flight) flights.delete(key);
+      return retry();
+    }
     return share(response, flight.sharing.size, "follower");
   };
 
@@ -294,11 +299,10 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
         throw error;
       }
       clearInterval(renew);
-      // "Would wait" is no answer, and no flight to join any more: remote followers lead themselves.
-      if (answer.wouldWait && flights.get(key)?.sharing === sharing) flights.delete(key);
       const maxBytes = shared?.maxPublishBytes ?? COALESCE_DEFAULTS.maxPublishBytes;
       await publish(
         hashed,
+        // "Would wait" is no answer: remote followers lead themselves.
         !answer.wouldWait && answer.body.length <= maxBytes
           ? {
               key: hashed,
@@ -330,7 +334,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       const retry = () => handle(request);
 
       const flight = flights.get(key);
-      if (flight) return join(flight, request, retry);
+      if (flight) return join(flight, key, request, retry);
 
       if (!shared) return lead(request, key, next);
 
@@ -351,7 +355,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
         if (acquired === "LOCAL") return lead(request, key, next);
         // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
         const local = flights.get(key);
-        if (local) return join(local, request, retry);
+        if (local) return join(local, key, request, retry);
         if (held === null) continue; // released in between: try to take it
         if (held.startsWith(`${owner}:`)) {
           // Ours, yet no flight of ours runs: its release failed while Redis was away. Take it over.
