@@ -1,21 +1,23 @@
 /**
  * Adapts the BudgetGate (broker/budget) to the pipeline's BudgetPort: the gate speaks admissions,
- * refusals and settle outcomes; the pipeline wants "admit or tell me you would wait", "settle with
+ * refusals and settle outcomes; the pipeline wants "admit, waiting", "admit now or tell me until when
+ * you would wait" (a typed decision, never an exception), "settle with
  * these charges", and a synchronous per-session view for every answer's x-ratelimit-* headers.
  */
 
 import type { BudgetResult, BudgetSecondary, BudgetWaitInfo } from "../../client/index.js";
 import { AoError, type Logger } from "../../common/index.js";
 import type { RateLimitResource, RateLimitSnapshot } from "../../github/index.js";
-import {
-  type Admission,
-  type AdmissionRequest,
-  type BudgetPort,
-  BudgetWouldWait,
-} from "../pipeline/ports.js";
+import type { Admission, AdmissionDecision, AdmissionRequest, BudgetPort } from "../pipeline/ports.js";
 import type { RedisHealth } from "../redis/redis-health.js";
 import type { SecondaryLimitsView, UpstreamClient } from "../upstream/index.js";
-import { BudgetErrors, type BudgetGate, type BudgetPolicyInput } from "./index.js";
+import {
+  type AdmitRequest,
+  BudgetErrors,
+  type BudgetGate,
+  type BudgetPolicyInput,
+  type Admission as GateAdmission,
+} from "./index.js";
 import type { LocalBudget } from "./local-budget.js";
 
 /** The gate's policy from the `budget` config section (docs/config.md). */
@@ -71,14 +73,45 @@ export function budgetPort(options: BudgetPortOptions): BudgetPort {
       release: async () => undefined,
     };
   };
-  return {
-    async admit(request: AdmissionRequest): Promise<Admission> {
-      if (local && health && !health.healthy) {
-        // Redis coming back mid-wait hands the request to the shared budget.
-        const admitted = await admitLocally(request, local, () => health.healthy);
-        if (admitted) return admitted;
+  /** The gate's admission as the pipeline's: settle and release never throw. */
+  const wrap = (admission: GateAdmission): Admission => ({
+    waitedMs: admission.waitedMs,
+    settle: async (cost, details) => {
+      if (details?.rateLimit) local?.observe(details.rateLimit);
+      try {
+        await gate.settle(admission, {
+          cost,
+          ...(details?.charges ? { charges: details.charges } : {}),
+          ...(details?.rateLimit ? { rateLimit: details.rateLimit } : {}),
+        });
+      } catch (error) {
+        // The reservation expires by itself; GitHub's headers correct the window on the next answer.
+        logger.warn({ err: error }, "budget settle failed");
       }
-      const admitRequest = {
+    },
+    release: async () => {
+      await gate
+        .release(admission)
+        .catch((error: unknown) => logger.warn({ err: error }, "budget release failed"));
+    },
+  });
+  /**
+   * Asks the gate (`ask`), or the local conservative budget while Redis is unhealthy or when the
+   * gate fails; `admitted` turns a local admission into the caller's result. The local budget
+   * waits either way, as it always has: it holds no stale-answer shortcut.
+   */
+  const decide = async <R>(
+    request: AdmissionRequest,
+    ask: (admitRequest: AdmitRequest) => Promise<R>,
+    admitted: (admission: Admission) => R,
+  ): Promise<R> => {
+    if (local && health && !health.healthy) {
+      // Redis coming back mid-wait hands the request to the shared budget.
+      const locally = await admitLocally(request, local, () => health.healthy);
+      if (locally) return admitted(locally);
+    }
+    try {
+      return await ask({
         sessionId: request.sessionId,
         weight: request.weight,
         group: request.group,
@@ -86,44 +119,32 @@ export function budgetPort(options: BudgetPortOptions): BudgetPort {
         resource: request.resource,
         cost: request.cost,
         deadlineAt: request.deadlineAt,
-      };
-      let admission: Awaited<ReturnType<BudgetGate["admit"]>>;
-      try {
-        if (request.wait) {
-          admission = await gate.admit(admitRequest);
-        } else {
+      });
+    } catch (error) {
+      if (!local || !isGateUnavailable(error)) throw error;
+      logger.warn({ err: error }, "budget gate unavailable; admitting on the local conservative budget");
+      // No yielding here: the gate just failed, whatever the health flag says.
+      return admitted((await admitLocally(request, local)) as Admission);
+    }
+  };
+  return {
+    admit: (request) =>
+      decide(
+        request,
+        async (admitRequest) => wrap(await gate.admit(admitRequest)),
+        (admission) => admission,
+      ),
+    tryAdmit: (request) =>
+      decide<AdmissionDecision>(
+        request,
+        async (admitRequest) => {
           const decision = await gate.tryAdmit(admitRequest);
-          if (!decision.admitted) throw new BudgetWouldWait(decision.retryAt);
-          admission = decision.admission;
-        }
-      } catch (error) {
-        if (error instanceof BudgetWouldWait || !local || !isGateUnavailable(error)) throw error;
-        logger.warn({ err: error }, "budget gate unavailable; admitting on the local conservative budget");
-        // No yielding here: the gate just failed, whatever the health flag says.
-        return (await admitLocally(request, local)) as Admission;
-      }
-      return {
-        waitedMs: admission.waitedMs,
-        settle: async (cost, details) => {
-          if (details?.rateLimit) local?.observe(details.rateLimit);
-          try {
-            await gate.settle(admission, {
-              cost,
-              ...(details?.charges ? { charges: details.charges } : {}),
-              ...(details?.rateLimit ? { rateLimit: details.rateLimit } : {}),
-            });
-          } catch (error) {
-            // The reservation expires by itself; GitHub's headers correct the window on the next answer.
-            logger.warn({ err: error }, "budget settle failed");
-          }
+          return decision.admitted
+            ? { admitted: true, admission: wrap(decision.admission) }
+            : { admitted: false, retryAt: decision.retryAt };
         },
-        release: async () => {
-          await gate
-            .release(admission)
-            .catch((error: unknown) => logger.warn({ err: error }, "budget release failed"));
-        },
-      };
-    },
+        (admission) => ({ admitted: true, admission }),
+      ),
     observe(snapshot: RateLimitSnapshot): void {
       local?.observe(snapshot);
       if (health && !health.healthy) return;

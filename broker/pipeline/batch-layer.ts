@@ -89,16 +89,22 @@ export function batchLayer(options: BatchLayerOptions): Layer {
         .filter((m): m is Member => m !== undefined);
       const first = group[0]?.request;
       if (!first) throw new Error("batch: a query with no known member");
-      // Everyone who will read this answer shares its cost: each member, split among its own coalesced followers.
-      const sharing: CostSharing = { participants: [] };
-      for (const member of group) {
-        const participants = member.request.sharing?.participants ?? [
-          { sessionId: member.request.caller.sessionId, basis: 1 },
-        ];
-        const weight = participants.reduce((sum, p) => sum + p.basis, 0) || 1;
-        for (const p of participants)
-          sharing.participants.push({ sessionId: p.sessionId, basis: (member.basis * p.basis) / weight });
-      }
+      // Everyone who will read this answer shares its cost: each member, split among its own
+      // coalesced followers, as they stand when the budget layer asks (followers may still join).
+      const sharing: CostSharing = {
+        participants: () =>
+          Object.freeze(
+            group.flatMap((member) => {
+              const own = member.request.sharing?.participants() ?? [
+                { sessionId: member.request.caller.sessionId, basis: 1 },
+              ];
+              const weight = own.reduce((sum, p) => sum + p.basis, 0) || 1;
+              return own.map((p) =>
+                Object.freeze({ sessionId: p.sessionId, basis: (member.basis * p.basis) / weight }),
+              );
+            }),
+          ),
+      };
       const payload: Record<string, unknown> = { query: upstream.query, variables: upstream.variables ?? {} };
       if (upstream.operationName) payload.operationName = upstream.operationName;
       const caller: Caller = first.caller;

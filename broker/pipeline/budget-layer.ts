@@ -2,12 +2,14 @@
  * Nothing reaches GitHub without budget. Each request that will cost something is admitted by the
  * BudgetPort (which waits for refill, fairly across sessions, until the request's deadline) and then
  * settled with what GitHub really charged — zero for a 304 — so sessions pay only for real cost;
- * when several callers shared the call (coalescing, batching), the cost is split among them.
- * When the cache layer has a stale answer the caller accepts, the request asks not to wait: the
- * port throws BudgetWouldWait and the cache layer serves the stale answer instead.
+ * when several callers shared the call (coalescing, batching), the cost is split among them, as
+ * the request's `sharing` lists them when it settles.
+ * When the request context says a stale answer is available (the cache layer found one the caller
+ * accepts), the layer only tries: if the budget would wait, it returns `wouldWaitResponse` (a typed
+ * result, not an exception) and the cache layer serves the stale answer instead.
  */
-import type { BudgetPort } from "./ports.js";
-import { type Layer, splitCost } from "./types.js";
+import type { Admission, AdmissionRequest, BudgetPort } from "./ports.js";
+import { type GhResponse, type Layer, splitCost, wouldWaitResponse } from "./types.js";
 
 export function budgetLayer(budget: BudgetPort): Layer {
   return (next) => async (request) => {
@@ -17,7 +19,7 @@ export function budgetLayer(budget: BudgetPort): Layer {
       if (response.rateLimit) budget.observe(response.rateLimit);
       return response;
     }
-    const admission = await budget.admit({
+    const asked: AdmissionRequest = {
       sessionId: request.caller.sessionId,
       weight: request.caller.weight,
       group: request.caller.budgetGroup,
@@ -25,9 +27,16 @@ export function budgetLayer(budget: BudgetPort): Layer {
       cost: Math.max(1, c.estimatedCost),
       priority: request.priority,
       deadlineAt: request.deadlineAt,
-      wait: !request.staleAvailable,
-    });
-    let response: Awaited<ReturnType<typeof next>>;
+    };
+    let admission: Admission;
+    if (request.staleAvailable) {
+      const decision = await budget.tryAdmit(asked);
+      if (!decision.admitted) return wouldWaitResponse(request, decision.retryAt);
+      admission = decision.admission;
+    } else {
+      admission = await budget.admit(asked);
+    }
+    let response: GhResponse;
     try {
       response = await next(request);
     } catch (error) {
@@ -35,9 +44,9 @@ export function budgetLayer(budget: BudgetPort): Layer {
       throw error;
     }
     const cost = response.upstreamCost ?? response.cost;
-    const shared = request.sharing && request.sharing.participants.length > 1;
+    const participants = request.sharing?.participants();
     await admission.settle(cost, {
-      charges: shared && request.sharing ? splitCost(request.sharing, cost) : undefined,
+      charges: participants && participants.length > 1 ? splitCost(participants, cost) : undefined,
       rateLimit: response.rateLimit,
     });
     return { ...response, waitedMs: (response.waitedMs ?? 0) + admission.waitedMs };

@@ -13,8 +13,9 @@
  *   stale otherwise                               → MISS through the rest of the pipeline
  * (the decision is cache/core/serve-decision.ts's; an answer that went upstream carries
  * x-ao-broker-upstream-reason and is counted in ao_broker.upstream.reads by that reason).
- *   budget spent and the caller accepts stale     → STALE (the budget layer refuses to wait because
- *                                                   this layer marked a stale answer as available)
+ *   budget spent and the caller accepts stale     → STALE (this layer marks a stale answer as
+ *                                                   available; the budget layer, rather than wait,
+ *                                                   returns a `wouldWait` response, stored by none)
  * A client's own If-None-Match is honoured: an answer whose ETag matches becomes a 304 to it.
  * Only 2xx answers are stored, and GraphQL answers carrying `errors` are not ("errors are never
  * cached"). Generations are captured before the upstream call, so an answer that raced with a
@@ -33,7 +34,6 @@ import { decideServe, type UpstreamReason } from "../cache/core/serve-decision.j
 import type { RefreshRegistry } from "../cache/refresh-registry.js";
 import { type CachedAnswer, ResponseCache } from "../cache/response-cache.js";
 import { storableHeaders } from "./http-headers.js";
-import { BudgetWouldWait } from "./ports.js";
 import type { CacheResult, GhRequest, GhResponse, Layer } from "./types.js";
 
 export interface CacheLayerOptions {
@@ -270,14 +270,11 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
           : request.headers,
     };
 
-    try {
-      const response = await next(downstream);
-      count(request, response, reason, answer);
-      return withReason(honourClientValidator(request, response), reason);
-    } catch (error) {
-      if (error instanceof BudgetWouldWait && answer) return answerToResponse(request, answer, "STALE");
-      throw error;
-    }
+    const response = await next(downstream);
+    // The budget would have made it wait: the caller accepted the stale answer instead (nothing went upstream).
+    if (response.wouldWait && answer) return answerToResponse(request, answer, "STALE");
+    count(request, response, reason, answer);
+    return withReason(honourClientValidator(request, response), reason);
   };
 }
 
@@ -311,6 +308,8 @@ export function cacheFillLayer(options: CacheLayerOptions): Layer {
       // Without Redis the request simply goes upstream.
     }
     const response = await next(request);
+    // Not an answer: the budget would wait and the cache layer above serves its stale one.
+    if (response.wouldWait) return response;
     if (response.status === 304 && context.answer && context.revalidating) {
       // GitHub says the resource is unchanged: the stored answer is current again (even if a tag
       // moved, the resource it describes did not), so it is re-stored under today's generations.

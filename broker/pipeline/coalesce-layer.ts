@@ -5,8 +5,12 @@
  * In process: the first request for a key (the leader) runs the rest of the pipeline; requests for
  * the same key arriving before it completes (followers) await the leader's answer and are labelled
  * COALESCED. The upstream cost is split evenly among everyone who shared the call (leader
- * included): followers join the leader request's CostSharing list, which the budget layer reads
- * when it settles, so each session is charged its share.
+ * included): followers join the flight's sharing list (only this layer changes it; the request
+ * below carries a read-only view, `participants()`), which the budget layer reads when it settles,
+ * so each session is charged its share.
+ * A leader whose budget would wait (it had a stale answer; budget-layer.ts) gets a `wouldWait`
+ * response: followers with a stale answer of their own take it too (and are served STALE above);
+ * the others run again as a new flight that waits for the budget; remote followers lead.
  * Across brokers: the leader also takes a Redis lock `p:inflight:<hash>` (SET NX PX). A broker that
  * finds the lock taken waits for the leader's answer on the `p:coalesced` channel (the leader
  * publishes it when the waiter counter says someone is listening), and becomes a leader itself if the
@@ -29,7 +33,7 @@ import { BrokerErrors } from "../errors.js";
 import { LuaScripts } from "../redis/lua-scripts.js";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
 import { COALESCE_DEFAULTS } from "./pipeline-settings.js";
-import type { CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
+import type { CostParticipant, CostSharing, GhRequest, GhResponse, Handler, Layer } from "./types.js";
 
 export interface CoalesceLayerOptions {
   readonly logger: Logger;
@@ -49,7 +53,35 @@ export interface CoalesceLayerOptions {
 
 interface Flight {
   readonly promise: Promise<GhResponse>;
-  readonly sharing: CostSharing;
+  readonly sharing: SharingList;
+}
+
+/**
+ * A flight's cost-sharing list. Only this layer adds to it (a follower joining); the layers below
+ * see it through `participants()`, a frozen snapshot taken when they ask (the budget layer, when
+ * it settles), never the list itself.
+ */
+class SharingList implements CostSharing {
+  readonly #list: CostParticipant[];
+  #snapshot: readonly CostParticipant[] | undefined;
+
+  constructor(first: CostParticipant) {
+    this.#list = [first];
+  }
+
+  add(participant: CostParticipant): void {
+    this.#list.push(participant);
+    this.#snapshot = undefined;
+  }
+
+  get size(): number {
+    return this.#list.length;
+  }
+
+  participants(): readonly CostParticipant[] {
+    this.#snapshot ??= Object.freeze(this.#list.map((p) => Object.freeze({ ...p })));
+    return this.#snapshot;
+  }
 }
 
 interface PublishedAnswer {
@@ -165,10 +197,25 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     };
   };
 
-  const join = async (flight: Flight, request: GhRequest): Promise<GhResponse> => {
-    flight.sharing.participants.push({ sessionId: request.caller.sessionId, basis: 1 });
+  /**
+   * Follows `flight`. A leader whose budget would wait (it had a stale answer to fall back on) is
+   * followed only by those with a stale answer of their own; the others run again (`retry`), as a
+   * new flight that waits for the budget.
+   */
+  const join = async (
+    flight: Flight,
+    key: string,
+    request: GhRequest,
+    retry: () => Promise<GhResponse>,
+  ): Promise<GhResponse> => {
+    flight.sharing.add({ sessionId: request.caller.sessionId, basis: 1 });
     const response = await flight.promise;
-    return share(response, flight.sharing.participants.length, "follower");
+    if (response.wouldWait && !request.staleAvailable) {
+      // The leader has removed its flight by now (it awaited first); never rejoin an ended one.
+      if (flights.get(key) === flight) flights.delete(key);
+      return retry();
+    }
+    return share(response, flight.sharing.size, "follower");
   };
 
   const waitRemote = async (request: GhRequest, hashed: string): Promise<PublishedAnswer | undefined> => {
@@ -230,7 +277,7 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     next: Handler,
     token?: string,
   ): Promise<GhResponse> => {
-    const sharing: CostSharing = { participants: [{ sessionId: request.caller.sessionId, basis: 1 }] };
+    const sharing = new SharingList({ sessionId: request.caller.sessionId, basis: 1 });
     const hashed = ResponseCache.hashKey(key);
     const lockKey = shared ? `${shared.prefix}:inflight:${hashed}` : "";
     const renew =
@@ -255,7 +302,8 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
       const maxBytes = shared?.maxPublishBytes ?? COALESCE_DEFAULTS.maxPublishBytes;
       await publish(
         hashed,
-        answer.body.length <= maxBytes
+        // "Would wait" is no answer: remote followers lead themselves.
+        !answer.wouldWait && answer.body.length <= maxBytes
           ? {
               key: hashed,
               ok: true,
@@ -273,60 +321,64 @@ export function coalesceLayer(options: CoalesceLayerOptions): Layer {
     flights.set(key, { promise, sharing });
     try {
       const response = await promise;
-      return share(response, sharing.participants.length, "leader");
+      return share(response, sharing.size, "leader");
     } finally {
-      flights.delete(key);
+      if (flights.get(key)?.sharing === sharing) flights.delete(key);
     }
   };
 
-  return (next) => async (request) => {
-    const key = coalesceKey(request);
-    if (!key) return next(request);
+  return (next) => {
+    const handle: Handler = async (request) => {
+      const key = coalesceKey(request);
+      if (!key) return next(request);
+      const retry = () => handle(request);
 
-    const flight = flights.get(key);
-    if (flight) return join(flight, request);
+      const flight = flights.get(key);
+      if (flight) return join(flight, key, request, retry);
 
-    if (!shared) return lead(request, key, next);
+      if (!shared) return lead(request, key, next);
 
-    const hashed = ResponseCache.hashKey(key);
-    const lockKey = `${shared.prefix}:inflight:${hashed}`;
-    const token = `${owner}:${randomUUID()}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      let acquired: string | null = "OK";
-      let held: string | null = null;
-      try {
-        acquired = await shared.redis.set(lockKey, token, "PX", lockTtl, "NX");
-        if (acquired !== "OK") held = await shared.redis.get(lockKey);
-      } catch (error) {
-        options.logger.debug({ err: error }, "coalescing lock unavailable; leading locally");
-        acquired = "LOCAL";
+      const hashed = ResponseCache.hashKey(key);
+      const lockKey = `${shared.prefix}:inflight:${hashed}`;
+      const token = `${owner}:${randomUUID()}`;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        let acquired: string | null = "OK";
+        let held: string | null = null;
+        try {
+          acquired = await shared.redis.set(lockKey, token, "PX", lockTtl, "NX");
+          if (acquired !== "OK") held = await shared.redis.get(lockKey);
+        } catch (error) {
+          options.logger.debug({ err: error }, "coalescing lock unavailable; leading locally");
+          acquired = "LOCAL";
+        }
+        if (acquired === "OK") return lead(request, key, next, token);
+        if (acquired === "LOCAL") return lead(request, key, next);
+        // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
+        const local = flights.get(key);
+        if (local) return join(local, key, request, retry);
+        if (held === null) continue; // released in between: try to take it
+        if (held.startsWith(`${owner}:`)) {
+          // Ours, yet no flight of ours runs: its release failed while Redis was away. Take it over.
+          await releaseIfOurs(lockKey, held).catch(() => undefined);
+          orphans.delete(lockKey);
+          continue;
+        }
+        const answer = await waitRemote(request, hashed);
+        if (answer?.ok && answer.status !== undefined && answer.body !== undefined) {
+          return {
+            status: answer.status,
+            headers: answer.headers ?? {},
+            body: Buffer.from(answer.body, "base64"),
+            cache: "COALESCED",
+            cost: 0,
+            upstreamCost: 0,
+            resource: answer.resource ?? request.classification.resource,
+          };
+        }
+        if (answer && !answer.ok) break;
       }
-      if (acquired === "OK") return lead(request, key, next, token);
-      if (acquired === "LOCAL") return lead(request, key, next);
-      // Another broker is fetching the same answer: wait for it, unless a local flight started meanwhile.
-      const local = flights.get(key);
-      if (local) return join(local, request);
-      if (held === null) continue; // released in between: try to take it
-      if (held.startsWith(`${owner}:`)) {
-        // Ours, yet no flight of ours runs: its release failed while Redis was away. Take it over.
-        await releaseIfOurs(lockKey, held).catch(() => undefined);
-        orphans.delete(lockKey);
-        continue;
-      }
-      const answer = await waitRemote(request, hashed);
-      if (answer?.ok && answer.status !== undefined && answer.body !== undefined) {
-        return {
-          status: answer.status,
-          headers: answer.headers ?? {},
-          body: Buffer.from(answer.body, "base64"),
-          cache: "COALESCED",
-          cost: 0,
-          upstreamCost: 0,
-          resource: answer.resource ?? request.classification.resource,
-        };
-      }
-      if (answer && !answer.ok) break;
-    }
-    return lead(request, key, next);
+      return lead(request, key, next);
+    };
+    return handle;
   };
 }

@@ -50,8 +50,6 @@ export interface AdmissionRequest {
   readonly cost: number;
   readonly priority: PriorityClass;
   readonly deadlineAt: number;
-  /** False: do not wait — fail at once with a would-wait error (the caller has a stale answer). */
-  readonly wait: boolean;
 }
 
 export interface Charge {
@@ -77,21 +75,21 @@ export interface Admission {
   release(): Promise<void>;
 }
 
+/** What `tryAdmit` answers: admitted now, or refused with when it would be worth trying again. */
+export type AdmissionDecision =
+  | { readonly admitted: true; readonly admission: Admission }
+  | { readonly admitted: false; readonly retryAt: number };
+
 export interface BudgetPort {
-  /** Resolves when the request may spend; rejects past the deadline, or at once when !wait and it would wait. */
+  /** Resolves when the request may spend (waiting for refill); rejects past the deadline (rate limited). */
   admit(request: AdmissionRequest): Promise<Admission>;
+  /**
+   * Admits only if the request may spend now; otherwise says until when it would wait. Used when
+   * the caller has a stale answer to fall back on. Rejects only on real errors.
+   */
+  tryAdmit(request: AdmissionRequest): Promise<AdmissionDecision>;
   /** Feeds GitHub's own numbers from an answer that was not admitted (free requests). */
   observe(snapshot: RateLimitSnapshot): void;
   /** The session's own view of a bucket, for its x-ratelimit-* headers. */
   sessionView(sessionId: string, resource: RateLimitResource, weight?: number): RateLimitSnapshot | undefined;
-}
-
-/** Thrown by BudgetPort.admit when !wait and the request would have to wait. */
-export class BudgetWouldWait extends Error {
-  readonly retryAt: number;
-  constructor(retryAt: number) {
-    super("budget spent; the request would wait");
-    this.name = "BudgetWouldWait";
-    this.retryAt = retryAt;
-  }
 }

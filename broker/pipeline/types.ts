@@ -44,18 +44,35 @@ export interface Caller {
 
 export type { GraphQLPayload };
 
+/** One caller sharing an upstream call, and the basis its share of the cost is computed from. */
+export interface CostParticipant {
+  readonly sessionId: string;
+  readonly basis: number;
+}
+
 /**
- * The callers sharing one upstream call, filled in while it is in flight (coalescing followers join
- * it; a batch lists its members). The budget layer splits the real cost by `basis` when it settles.
+ * The callers sharing one upstream call. Only the layer that owns the list changes it (coalescing:
+ * followers join the leader's flight; batching: a merged query's members, each with its own
+ * followers); the layers below read it through `participants()`, a frozen snapshot as of the call,
+ * so the budget layer splits the real cost among whoever shared the call when it settles.
  */
 export interface CostSharing {
-  readonly participants: { readonly sessionId: string; readonly basis: number }[];
+  participants(): readonly CostParticipant[];
+}
+
+/** A sharing list that never changes (a merged query's members, a request alone). */
+export function fixedSharing(participants: readonly CostParticipant[]): CostSharing {
+  const frozen = Object.freeze(participants.map((p) => Object.freeze({ ...p })));
+  return { participants: () => frozen };
 }
 
 /** Each participant's share of `cost`, proportional to its basis. */
-export function splitCost(sharing: CostSharing, cost: number): { sessionId: string; cost: number }[] {
-  const total = sharing.participants.reduce((sum, p) => sum + p.basis, 0);
-  return sharing.participants.map((p) => ({
+export function splitCost(
+  participants: readonly CostParticipant[],
+  cost: number,
+): { sessionId: string; cost: number }[] {
+  const total = participants.reduce((sum, p) => sum + p.basis, 0);
+  return participants.map((p) => ({
     sessionId: p.sessionId,
     cost: total > 0 ? (cost * p.basis) / total : 0,
   }));
@@ -77,16 +94,20 @@ export interface CacheContext {
  *
  * | field | set by | read by |
  * |---|---|---|
- * | `staleAvailable` | cache layer | budget layer (admit without waiting; the cache layer serves STALE on BudgetWouldWait) |
- * | `cacheContext` | cache layer | cache fill layer (below coalescing) |
- * | `sharing` | coalescing (followers), batching (members) | budget layer (splits the settled cost) |
+ * | `staleAvailable` | cache layer | budget layer (asks `tryAdmit`, and answers `wouldWait` instead of waiting); coalescing (a follower without it never takes a leader's `wouldWait`) |
+ * | `cacheContext` | cache layer | coalescing (its key), cache fill layer (below coalescing) |
+ * | `sharing` | coalescing (the leader's flight; followers join the flight's own list), batching (a merged query: a view over its members' views) | batching (a member's followers), budget layer (`participants()` when it settles, to split the cost) |
+ *
+ * Layers answer with a GhResponse, never with an exception, for what is not an error: a budget
+ * that would wait while a stale answer exists comes back up as a response with `wouldWait`
+ * (`wouldWaitResponse`), which the cache layer turns into STALE and nothing stores.
  */
 export interface RequestContext {
-  /** Set by the cache layer: a stale answer exists, so the budget layer should not wait for it. */
+  /** Set by the cache layer: a stale answer the caller accepts exists, so the budget layer does not wait for it. */
   readonly staleAvailable?: boolean | undefined;
   /** Set by the cache layer for the fill layer below coalescing: what to store, or to refresh on a 304. */
   readonly cacheContext?: CacheContext | undefined;
-  /** Set by coalescing and batching: who shares this request's upstream cost. */
+  /** Set by coalescing and batching: who shares this request's upstream cost (read-only below them). */
   readonly sharing?: CostSharing | undefined;
 }
 
@@ -135,6 +156,25 @@ export interface GhResponse {
   readonly rateLimit?: RateLimitSnapshot | undefined;
   /** Callers that shared the upstream call (coalesced or batched), this one included. */
   readonly sharedBy?: number | undefined;
+  /**
+   * Set only by the budget layer, for a request whose context said a stale answer is available:
+   * the budget would wait until `retryAt`, so nothing went upstream. Not an answer: the cache
+   * layer serves the stale answer in its place, and no layer stores or publishes it.
+   */
+  readonly wouldWait?: { readonly retryAt: number } | undefined;
+}
+
+/** The budget layer's "would wait" (see GhResponse.wouldWait): no body, nothing charged. */
+export function wouldWaitResponse(request: GhRequest, retryAt: number): GhResponse {
+  return {
+    status: 429,
+    headers: {},
+    body: Buffer.alloc(0),
+    cache: "MISS",
+    cost: 0,
+    resource: request.classification.resource,
+    wouldWait: { retryAt },
+  };
 }
 
 export type Handler = (request: GhRequest) => Promise<GhResponse>;

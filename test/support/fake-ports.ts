@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type {
   Admission,
+  AdmissionDecision,
   AdmissionRequest,
   BudgetPort,
   SettleDetails,
@@ -65,10 +66,24 @@ export class RecordingBudget implements BudgetPort {
   readonly observed: RateLimitSnapshot[] = [];
   /** When set, admission fails as if the budget were spent. */
   spent: (() => Error) | undefined;
+  /** When set (epoch ms), tryAdmit refuses until then: the budget would wait. */
+  wouldWaitUntil: number | undefined;
 
   async admit(request: AdmissionRequest): Promise<Admission> {
     this.admissions.push(request);
     if (this.spent) throw this.spent();
+    return this.#admission(request);
+  }
+
+  async tryAdmit(request: AdmissionRequest): Promise<AdmissionDecision> {
+    this.admissions.push(request);
+    if (this.spent) throw this.spent();
+    if (this.wouldWaitUntil !== undefined && this.wouldWaitUntil > Date.now())
+      return { admitted: false, retryAt: this.wouldWaitUntil };
+    return { admitted: true, admission: this.#admission(request) };
+  }
+
+  #admission(request: AdmissionRequest): Admission {
     return {
       waitedMs: 0,
       settle: async (cost, details?: SettleDetails) => {

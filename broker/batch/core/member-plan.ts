@@ -63,22 +63,21 @@ export type PlanResult =
 /** Fields whose answer would describe the merged query instead of the caller's. */
 const WHOLE_QUERY_FIELDS = new Set(["rateLimit", "__schema", "__type"]);
 
-class PlanRefusal extends Error {
-  constructor(
-    readonly reason: AloneReason,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** Why the query cannot join a merge: a typed result handed up the walk, never thrown. */
+type Refusal = Extract<PlanResult, { ok: false }>;
 
+const refuse = (reason: AloneReason, message: string): Refusal => ({ ok: false, reason, message });
+
+// Locations are checked once, up front: graphql-js's parse gives every node one, or (noLocation)
+// none; planMember refuses the second as a parse error. A node without one after that is a
+// broken document, a genuine error.
 function startOf(node: ASTNode): number {
-  if (!node.loc) throw new PlanRefusal("parse-error", "the document was parsed without locations");
+  if (!node.loc) throw new RangeError("a node of a located document has no location");
   return node.loc.start;
 }
 
 function endOf(node: ASTNode): number {
-  if (!node.loc) throw new PlanRefusal("parse-error", "the document was parsed without locations");
+  if (!node.loc) throw new RangeError("a node of a located document has no location");
   return node.loc.end;
 }
 
@@ -116,13 +115,21 @@ class Planner {
     this.#fragments = fragments;
   }
 
-  /** `spreads` collects every fragment spread in the text being walked, at any depth. */
-  walk(selectionSet: SelectionSetNode, level: Level, sink: InsertionPoint[], spreads: Set<string>): void {
+  /**
+   * `spreads` collects every fragment spread in the text being walked, at any depth. Answers the
+   * first reason the text cannot be merged, or undefined when it can.
+   */
+  walk(
+    selectionSet: SelectionSetNode,
+    level: Level,
+    sink: InsertionPoint[],
+    spreads: Set<string>,
+  ): Refusal | undefined {
     for (const selection of selectionSet.selections) {
       collectDirectiveVariables(selection.directives, sink);
       if (selection.kind === Kind.FIELD) {
         if (WHOLE_QUERY_FIELDS.has(selection.name.value)) {
-          throw new PlanRefusal(
+          return refuse(
             selection.name.value === "rateLimit" ? "selects-rate-limit" : "introspection",
             `the query selects ${selection.name.value}`,
           );
@@ -137,35 +144,42 @@ class Planner {
           });
         }
         for (const arg of selection.arguments ?? []) collectValueVariables(arg.value, sink);
-        if (selection.selectionSet) this.walk(selection.selectionSet, "nested", sink, spreads);
+        const refused = selection.selectionSet
+          ? this.walk(selection.selectionSet, "nested", sink, spreads)
+          : undefined;
+        if (refused) return refused;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        this.walk(selection.selectionSet, level, sink, spreads);
+        const refused = this.walk(selection.selectionSet, level, sink, spreads);
+        if (refused) return refused;
       } else {
         const name = selection.name.value;
         sink.push({ kind: "fragment", offset: startOf(selection.name), name });
         spreads.add(name);
-        this.#visitFragment(name, level);
+        const refused = this.#visitFragment(name, level);
+        if (refused) return refused;
       }
     }
+    return undefined;
   }
 
-  #visitFragment(name: string, level: Level): void {
+  #visitFragment(name: string, level: Level): Refusal | undefined {
     const state = this.#states.get(name);
     if (state) {
       if (state.level !== level) {
-        throw new PlanRefusal("root-fragment-reuse", `fragment ${name} is used both at the root and nested`);
+        return refuse("root-fragment-reuse", `fragment ${name} is used both at the root and nested`);
       }
-      if (!state.done) throw new PlanRefusal("validation-error", `fragment ${name} spreads itself`);
-      return;
+      if (!state.done) return refuse("validation-error", `fragment ${name} spreads itself`);
+      return undefined;
     }
     const node = this.#fragments.get(name);
-    if (!node) throw new PlanRefusal("validation-error", `unknown fragment ${name}`);
+    if (!node) return refuse("validation-error", `unknown fragment ${name}`);
     const current: FragmentState = { level, done: false };
     this.#states.set(name, current);
     const sink: InsertionPoint[] = [{ kind: "fragment", offset: startOf(node.name), name }];
     collectDirectiveVariables(node.directives, sink);
     const spreads = new Set<string>();
-    this.walk(node.selectionSet, level, sink, spreads);
+    const refused = this.walk(node.selectionSet, level, sink, spreads);
+    if (refused) return refused;
     const ownVariables = sink.some((point) => point.kind === "variable");
     const spreadVariables = [...spreads].some(
       (spread) => this.#states.get(spread)?.plan?.usesVariables === true,
@@ -182,6 +196,7 @@ class Planner {
     current.done = true;
     current.plan = plan;
     this.ordered.push(plan);
+    return undefined;
   }
 }
 
@@ -221,28 +236,27 @@ export function planMember(document: DocumentNode, operationName?: string | null
   ) {
     return { ok: false, reason: "operation-directives", message: "directives on the operation" };
   }
-  try {
-    const planner = new Planner(document);
-    const bodySink: InsertionPoint[] = [];
-    planner.walk(operation.selectionSet, "root", bodySink, new Set());
-    const variableDefinitions = (operation.variableDefinitions ?? []).map((definition) => ({
-      start: startOf(definition),
-      end: endOf(definition),
-      insertions: [{ kind: "variable", offset: startOf(definition.variable.name) } as const],
-    }));
-    const plan: MemberPlan = {
-      operation,
-      variableDefinitions,
-      body: {
-        start: startOf(operation.selectionSet) + 1,
-        end: endOf(operation.selectionSet) - 1,
-        insertions: sortInsertions(bodySink),
-      },
-      fragments: planner.ordered,
-    };
-    return { ok: true, plan };
-  } catch (error) {
-    if (error instanceof PlanRefusal) return { ok: false, reason: error.reason, message: error.message };
-    throw error;
+  if (!document.loc || !operation.loc) {
+    return refuse("parse-error", "the document was parsed without locations");
   }
+  const planner = new Planner(document);
+  const bodySink: InsertionPoint[] = [];
+  const refused = planner.walk(operation.selectionSet, "root", bodySink, new Set());
+  if (refused) return refused;
+  const variableDefinitions = (operation.variableDefinitions ?? []).map((definition) => ({
+    start: startOf(definition),
+    end: endOf(definition),
+    insertions: [{ kind: "variable", offset: startOf(definition.variable.name) } as const],
+  }));
+  const plan: MemberPlan = {
+    operation,
+    variableDefinitions,
+    body: {
+      start: startOf(operation.selectionSet) + 1,
+      end: endOf(operation.selectionSet) - 1,
+      insertions: sortInsertions(bodySink),
+    },
+    fragments: planner.ordered,
+  };
+  return { ok: true, plan };
 }

@@ -1,6 +1,5 @@
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BudgetWouldWait } from "../../../broker/pipeline/ports.js";
 import { AoError } from "../../../common/index.js";
 import { CountingUpstream, RecordingBudget } from "../../support/fake-ports.js";
 import { type GatewayStack, rawRequest, startGatewayStack } from "../../support/gateway-harness.js";
@@ -200,7 +199,7 @@ describe("gateway", () => {
       });
       token = (await stack.store.open({ id: "s1", repo: "acme/widgets" })).token;
       await rawRequest(stack.port, { path: PR1, headers: auth() });
-      budget.spent = () => new BudgetWouldWait(Date.now() + 60_000);
+      budget.wouldWaitUntil = Date.now() + 60_000;
       await new Promise((r) => setTimeout(r, 10));
       const stale = await rawRequest(stack.port, {
         path: PR1,
