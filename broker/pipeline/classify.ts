@@ -190,7 +190,10 @@ export function classifyRequest(
   const resource = restResourceForPath(input.path);
   const read = input.method === "GET" || input.method === "HEAD";
   const reads = read ? restReadTags(input.path) : [];
-  const restGroups = read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads) : undefined;
+  // A numbered object under `pulls/` is a PR: the PR-list guard vouches for it as well.
+  const pullRequests = /^\/repos\/[^/]+\/[^/]+\/pulls\/\d+(\/|$|\?)/.test(input.path);
+  const restGroups =
+    read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads, { pullRequests }) : undefined;
   const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
   const repo = match
     ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
