@@ -4,6 +4,8 @@
  * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
  * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
+ *   final (finished CI: cache/core/final-      → HIT for finalAnswerMs whatever moved; never
+ *     answers.ts), its kept tags current            registered for refresh
  *   vouched for within guardedFreshMs (GraphQL    → HIT: free signals (the lifecycle's guards,
  *     or REST about watched PRs, a repository's      304s) saw nothing change since, and would
  *     lists and issues)                              have bumped the tags if they had
