@@ -22,6 +22,7 @@ import { counterBreakdown, parseCounterSamples } from "./core/answer-breakdown.j
 import { initialPhases } from "./core/initial-phases.js";
 import type { Profile } from "./core/profile-schema.js";
 import type { ArmName, StepResult } from "./core/report-types.js";
+import { restOperationSplit } from "./core/rest-split.js";
 import { createRng, deriveSeed } from "./core/rng.js";
 import { perHour, proratedLimit, type StepTiming } from "./core/time-scale.js";
 import { type BudgetCriteria, DEFAULT_CRITERIA, judgeStep } from "./core/verdict.js";
@@ -78,7 +79,13 @@ function delta(after: SimStats, before: SimStats) {
     const d = n - (before.requests.byOperation[op] ?? 0);
     if (d > 0) byOperation[op] = d;
   }
+  const notModifiedByOperation: Record<string, number> = {};
+  for (const [op, n] of Object.entries(after.requests.notModifiedByOperation ?? {})) {
+    const d = n - (before.requests.notModifiedByOperation?.[op] ?? 0);
+    if (d > 0) notModifiedByOperation[op] = d;
+  }
   return {
+    restByOperation: restOperationSplit(byOperation, notModifiedByOperation),
     graphqlPoints: after.graphqlPoints - before.graphqlPoints,
     restCharged: after.restCharged - before.restCharged,
     requests: after.requests.total - before.requests.total,
@@ -360,6 +367,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       withinBudget: verdict.withinBudget,
       reasons: verdict.reasons,
       upstreamByOperation: used.byOperation,
+      upstreamRestByOperation: used.restByOperation,
       commandsByName: summary.commandsByName,
       sessionFailures: failures.length,
       explain: summary.explain

@@ -197,6 +197,7 @@ export async function runTargetBench(
               ? [...verdict.reasons, "the --max-points cap was reached during the window"]
               : verdict.reasons,
             upstreamByOperation: {},
+            upstreamRestByOperation: {},
             commandsByName: {},
             sessionFailures: 0,
             ...unmeasuredFigures(),

@@ -28,6 +28,8 @@ export interface SimStats {
     readonly rateLimited: number;
     readonly unauthorized: number;
     readonly byOperation: Readonly<Record<string, number>>;
+    /** Of byOperation, the 304 answers (free) per operation: the rest of each count were fetched. */
+    readonly notModifiedByOperation: Readonly<Record<string, number>>;
   };
   /** GraphQL points charged since start/reset, across windows. */
   readonly graphqlPoints: number;
@@ -55,6 +57,7 @@ export class StatsCollector {
   private graphqlPoints = 0;
   private restCharged = 0;
   private byOperation = new Map<string, number>();
+  private notModifiedByOperation = new Map<string, number>();
 
   record(classification: Classification | undefined, response: SimResponse): void {
     this.total++;
@@ -69,6 +72,12 @@ export class StatsCollector {
     switch (response.outcome) {
       case "not_modified":
         this.notModified++;
+        if (classification) {
+          this.notModifiedByOperation.set(
+            classification.operation,
+            (this.notModifiedByOperation.get(classification.operation) ?? 0) + 1,
+          );
+        }
         break;
       case "secondary_limited":
         this.secondaryLimited++;
@@ -116,6 +125,9 @@ export class StatsCollector {
         rateLimited: this.rateLimited,
         unauthorized: this.unauthorized,
         byOperation: Object.fromEntries([...this.byOperation].sort(([a], [b]) => a.localeCompare(b))),
+        notModifiedByOperation: Object.fromEntries(
+          [...this.notModifiedByOperation].sort(([a], [b]) => a.localeCompare(b)),
+        ),
       },
       graphqlPoints: this.graphqlPoints,
       restCharged: this.restCharged,
@@ -135,5 +147,6 @@ export class StatsCollector {
     this.graphqlPoints = 0;
     this.restCharged = 0;
     this.byOperation = new Map();
+    this.notModifiedByOperation = new Map();
   }
 }

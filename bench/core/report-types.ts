@@ -10,6 +10,12 @@ import type { ExplainReport } from "./answer-breakdown.js";
 export const ARMS = ["direct", "proxy", "broker"] as const;
 export type ArmName = (typeof ARMS)[number];
 
+/** One REST operation's upstream requests: answered in full (charged) or 304 (free). */
+export interface RestOperationSplit {
+  readonly fetched: number;
+  readonly notModified: number;
+}
+
 export interface Percentiles3 {
   readonly p50: number | null;
   readonly p95: number | null;
@@ -147,6 +153,8 @@ export interface StepResult {
   readonly reasons: readonly string[];
   /** Upstream requests by operation (GraphQL operation name or REST route). */
   readonly upstreamByOperation: Readonly<Record<string, number>>;
+  /** The REST operations of upstreamByOperation, split into full answers and 304s. */
+  readonly upstreamRestByOperation: Readonly<Record<string, RestOperationSplit>>;
   /** Agent commands by name. */
   readonly commandsByName: Readonly<Record<string, number>>;
   /** Sessions that stopped on an unexpected error (a bench bug or an arm failure); > 0 fails the step. */

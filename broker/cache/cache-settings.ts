@@ -23,6 +23,11 @@ export const cacheSettings = z
         other: ms.default(15_000).describe("Anything else."),
       })
       .prefault({}),
+    finalAnswerMs: ms
+      .default(21_600_000)
+      .describe(
+        "REST answers about finished CI (a completed job or check run, its annotations, a completed run and its jobs, a job's log) never change: once the stored answer says so it is served from the cache this long, whatever moves, and never refreshed (a completed run still follows a re-run). 0 turns it off.",
+      ),
     guardedFreshMs: ms
       .default(20_000)
       .describe(

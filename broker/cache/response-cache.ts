@@ -20,6 +20,9 @@
  * Reads  p:rd:<num tag>  when agents last read that PR in a way a vouch could serve (written at
  *        most once per tag per `readMarkEveryMs` by each broker); the lifecycle keeps those PRs'
  *        guards at its active cadence, so their vouches stay recent.
+ * Final  p:fj:job:<o/r>#<id>  a job (check run) an answer showed completed: its annotations read
+ *        after that are final (core/final-answers.ts). Final entries carry `final` in their meta
+ *        and only the tags they still follow.
  * Refresh p:rr:<tag> ZSET (cache-key hash → when agents last read it), p:rq:<hash> its replay,
  *        p:rp:<hash> a refresh pending after a signal moved its tags (refresh-registry.ts; decision
  *        0014): read with the entry, so stale-while-revalidate costs no extra round trip.
@@ -46,6 +49,11 @@ export interface CachedAnswer {
   readonly storedAt: number;
   /** Generations of the tags this answer depends on, captured before its request was sent. */
   readonly generations: Readonly<Record<Tag, number>>;
+  /**
+   * A final answer (core/final-answers.ts): GitHub never changes it again. `generations` then holds
+   * only the tags it still follows (none, or a completed run's own tag), so motion elsewhere leaves it.
+   */
+  readonly final?: true;
 }
 
 export interface LookupResult {
@@ -202,7 +210,10 @@ export class ResponseCache {
     } catch {
       return missing;
     }
-    const tagsCurrent = tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);
+    // A final answer depends only on the tags it kept (core/final-answers.ts finalReads).
+    const tagsCurrent = meta.final
+      ? Object.entries(meta.generations).every(([tag, g]) => (generations[tag] ?? 0) === g)
+      : tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);
     this.#touch(hashed);
     const answer = { ...meta, body: raw.body };
     if (tagsCurrent) this.#local.put(hashed, answer);
@@ -394,6 +405,23 @@ export class ResponseCache {
     if (prObjects.length === 0) return [];
     const values = await this.#redis.mget(...prObjects.map((o) => `${this.#p}:rd:${o}`));
     return values.map((v) => Number(v ?? 0));
+  }
+
+  /**
+   * Records job (check run) ids answers showed completed (`p:fj:<job:o/r#id>`), so a later
+   * annotations answer of those ids can be stored as final. Kept as long as learned ids.
+   */
+  async markJobsCompleted(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const pipeline = this.#redis.pipeline();
+    const ttl = this.#options.retainSeconds * 24;
+    for (const key of keys) pipeline.set(`${this.#p}:fj:${key}`, "1", "EX", ttl);
+    await pipeline.exec();
+  }
+
+  /** Whether an answer showed this job (`job:o/r#id`) completed. */
+  async jobCompleted(key: string): Promise<boolean> {
+    return (await this.#redis.exists(`${this.#p}:fj:${key}`)) === 1;
   }
 
   /** Records global ids and head branches seen in answers. */

@@ -48,6 +48,7 @@ export function buildPipeline(
   });
   const policy: FreshnessPolicy = {
     restFreshMs: config.cache.restFreshMs,
+    finalAnswerMs: config.cache.finalAnswerMs,
     graphqlFreshMs: config.cache.graphqlFreshMs,
     // Only a lifecycle poller vouches; without one the setting would never apply anyway.
     guardedFreshMs: config.lifecycle.enabled ? config.cache.guardedFreshMs : 0,

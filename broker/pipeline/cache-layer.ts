@@ -4,6 +4,8 @@
  * Two layers share this file: cacheLayer (lookup, above coalescing) and cacheFillLayer (storing,
  * below it). Reads (cacheable):
  *   fresh (within freshMs and no tag moved)      → HIT, no upstream call, free
+ *   final (finished CI: cache/core/final-      → HIT for finalAnswerMs whatever moved; never
+ *     answers.ts), its kept tags current            registered for refresh
  *   vouched for within guardedFreshMs (GraphQL    → HIT: free signals (the lifecycle's guards,
  *     or REST about watched PRs, a repository's      304s) saw nothing change since, and would
  *     lists and issues)                              have bumped the tags if they had
@@ -27,6 +29,7 @@
  * Every agent read (hit or not) is registered for refresh-once, throttled per key.
  */
 import type { Logger } from "../../common/index.js";
+import { completedJobIds, completedJobKey, finalReads, isFinalAnswer } from "../cache/core/final-answers.js";
 import { learnIds } from "../cache/core/graphql-analysis.js";
 import { replaySpec } from "../cache/core/refresh-plan.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
@@ -226,6 +229,10 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
     }
     const answer = lookup.answer;
     const t = now();
+    // Finished CI never changes: a final answer is served whatever moved, and is not registered
+    // for refresh (cache/core/final-answers.ts).
+    if (c.final && answer?.final && lookup.tagsCurrent && t - answer.storedAt < c.final.ttlMs)
+      return answerToResponse(request, answer, "HIT");
     if (!own && c.guardedFreshMs > 0 && !(answer && lookup.tagsCurrent && t - answer.storedAt < c.freshMs)) {
       // Past plain freshness: tell the lifecycle this PR is being read, so its guards keep the
       // vouches for it recent. A twentieth of the vouch window keeps the marks cheap.
@@ -278,6 +285,46 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
   };
 }
 
+/** The completed-job marker an annotations read depends on, when the request is one. */
+function annotationsJobKey(c: GhRequest["classification"]): string | undefined {
+  const endpoint = c.final?.endpoint;
+  return endpoint?.kind === "annotations"
+    ? completedJobKey(endpoint.owner, endpoint.name, endpoint.id)
+    : undefined;
+}
+
+/** The answer as it is stored: final (keeping only the tags it still follows) when it says so. */
+function finalize(
+  c: GhRequest["classification"],
+  answer: CachedAnswer,
+  jobCompletedBefore: boolean,
+): CachedAnswer {
+  if (!c.final) return answer;
+  if (!isFinalAnswer(c.final.endpoint, { status: answer.status, body: answer.body, jobCompletedBefore }))
+    return answer;
+  const kept = finalReads(c.final.endpoint);
+  return {
+    ...answer,
+    final: true,
+    generations: Object.fromEntries(kept.map((tag) => [tag, answer.generations[tag] ?? 0])),
+  };
+}
+
+/** Remembers the jobs an answer showed completed (for their annotations); never fails the read. */
+async function noteCompletedJobs(
+  cache: ResponseCache,
+  request: GhRequest,
+  answer: { readonly status: number; readonly body: Buffer },
+): Promise<void> {
+  const repo = request.classification.repo;
+  if (!repo || request.classification.kind !== "rest-read") return;
+  const ids = completedJobIds(request.path, answer.status, answer.body);
+  if (ids.length === 0) return;
+  await cache
+    .markJobsCompleted(ids.map((id) => completedJobKey(repo.owner, repo.name, id)))
+    .catch(() => undefined);
+}
+
 /**
  * Stores fresh answers and turns a revalidation's 304 back into the stored answer (REVALIDATED,
  * free). Sits below coalescing so followers of a flight receive the same full answer and the
@@ -307,18 +354,28 @@ export function cacheFillLayer(options: CacheLayerOptions): Layer {
     } catch {
       // Without Redis the request simply goes upstream.
     }
+    // Annotations are final only when their check run was known finished before they were asked for.
+    const jobKey = annotationsJobKey(c);
+    let jobCompletedBefore = false;
+    if (jobKey) jobCompletedBefore = await cache.jobCompleted(jobKey).catch(() => false);
     const response = await next(request);
     // Not an answer: the budget would wait and the cache layer above serves its stale one.
     if (response.wouldWait) return response;
+    if (response.status >= 200 && response.status < 300) await noteCompletedJobs(cache, request, response);
     if (response.status === 304 && context.answer && context.revalidating) {
       // GitHub says the resource is unchanged: the stored answer is current again (even if a tag
       // moved, the resource it describes did not), so it is re-stored under today's generations.
-      const refreshed: CachedAnswer = {
-        ...context.answer,
-        headers: { ...context.answer.headers, ...storableHeaders(response.headers) },
-        storedAt: now(),
-        generations: context.generations,
-      };
+      const refreshed: CachedAnswer = finalize(
+        c,
+        {
+          ...context.answer,
+          headers: { ...context.answer.headers, ...storableHeaders(response.headers) },
+          storedAt: now(),
+          generations: context.generations,
+        },
+        jobCompletedBefore,
+      );
+      await noteCompletedJobs(cache, request, refreshed);
       try {
         await cache.store(c.cacheKey, refreshed);
       } catch (error) {
@@ -338,13 +395,20 @@ export function cacheFillLayer(options: CacheLayerOptions): Layer {
     }
     if (!isStorable(request, response)) return response;
     try {
-      await cache.store(c.cacheKey, {
-        status: response.status,
-        headers: storableHeaders(response.headers),
-        body: response.body,
-        storedAt: now(),
-        generations: context.generations,
-      });
+      await cache.store(
+        c.cacheKey,
+        finalize(
+          c,
+          {
+            status: response.status,
+            headers: storableHeaders(response.headers),
+            body: response.body,
+            storedAt: now(),
+            generations: context.generations,
+          },
+          jobCompletedBefore,
+        ),
+      );
       if (c.graphql && c.repo) {
         const data = (JSON.parse(response.body.toString("utf8")) as { data?: unknown }).data;
         await cache.learnIds(learnIds(data, c.repo));

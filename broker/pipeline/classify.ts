@@ -6,6 +6,7 @@
 
 import { isFreeRestPath, type RateLimitResource, restResourceForPath } from "../../github/index.js";
 import { type Tag, vouchGroups } from "../cache/core/facets.js";
+import { type FinalEndpoint, finalEndpoint } from "../cache/core/final-answers.js";
 import type { GraphQLAnalysis } from "../cache/core/graphql-analysis.js";
 import { singleRepo } from "../cache/core/graphql-analysis.js";
 import { restReadTags, restWriteEffect, type WriteEffect } from "../cache/core/rest-facets.js";
@@ -21,6 +22,8 @@ export type RequestKind =
 
 export interface FreshnessPolicy {
   readonly restFreshMs: number;
+  /** How long a final answer (finished CI: core/final-answers.ts) is served; 0 disables. */
+  readonly finalAnswerMs?: number;
   /** GraphQL answers about watched PRs, while the lifecycle's guards vouch for them; 0 disables. */
   readonly guardedFreshMs?: number;
   readonly graphqlFreshMs: {
@@ -65,6 +68,11 @@ export interface RequestClass {
   readonly repo?: { readonly owner: string; readonly name: string } | undefined;
   /** The query failed to parse or names no operation; GitHub answers it with errors. */
   readonly graphqlProblem?: string | undefined;
+  /**
+   * A REST read whose answer becomes final once it says CI finished (cache/core/final-answers.ts),
+   * with how long a final answer is served.
+   */
+  readonly final?: { readonly endpoint: FinalEndpoint; readonly ttlMs: number } | undefined;
 }
 
 /** Headers that change what GitHub answers, and so belong to the cache key. */
@@ -182,12 +190,16 @@ export function classifyRequest(
   const resource = restResourceForPath(input.path);
   const read = input.method === "GET" || input.method === "HEAD";
   const reads = read ? restReadTags(input.path) : [];
-  const restGroups = read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads) : undefined;
+  // A numbered object under `pulls/` is a PR: the PR-list guard vouches for it as well.
+  const pullRequests = /^\/repos\/[^/]+\/[^/]+\/pulls\/\d+(\/|$|\?)/.test(input.path);
+  const restGroups =
+    read && (policy.guardedFreshMs ?? 0) > 0 ? vouchGroups(reads, { pullRequests }) : undefined;
   const match = /^\/repos\/([^/]+)\/([^/?#]+)/.exec(input.path);
   const repo = match
     ? { owner: decodeURIComponent(match[1] ?? ""), name: decodeURIComponent(match[2] ?? "") }
     : undefined;
   const free = isFreeRestPath(input.path);
+  const endpoint = read && (policy.finalAnswerMs ?? 0) > 0 ? finalEndpoint(input.path) : undefined;
   return {
     kind: read ? "rest-read" : "rest-write",
     resource,
@@ -211,5 +223,6 @@ export function classifyRequest(
     free,
     contentCreation: input.method === "POST" && CREATING_REST.test(input.path.split("?")[0] ?? ""),
     repo,
+    ...(endpoint ? { final: { endpoint, ttlMs: policy.finalAnswerMs ?? 0 } } : {}),
   };
 }

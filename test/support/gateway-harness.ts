@@ -66,6 +66,12 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
   const analyzer = new GraphQLAnalyzer({ schema: loadGitHubSchema() });
   const policy: FreshnessPolicy = {
     restFreshMs: options.freshness?.restFreshMs ?? 10_000,
+    ...(options.freshness?.finalAnswerMs !== undefined
+      ? { finalAnswerMs: options.freshness.finalAnswerMs }
+      : {}),
+    ...(options.freshness?.guardedFreshMs !== undefined
+      ? { guardedFreshMs: options.freshness.guardedFreshMs }
+      : {}),
     graphqlFreshMs: options.freshness?.graphqlFreshMs ?? {
       checks: 10_000,
       pullRequest: 15_000,

@@ -278,9 +278,16 @@ const SHA_TAG = /^sha:([^/]+)\/([^@]+)@([0-9a-f]+):checks$/;
  *   guard, but alone (artifacts, caches, anything the guard's list does not show) it is not;
  * - a commit's checks (`sha:`): that head's vouch (`sha:o/r@<sha>`), which the lifecycle sends
  *   for the heads its Actions guard and status guards cover.
+ * - with `pullRequests` (the reader knows its numbered objects are PRs: REST `pulls/N…`), a PR
+ *   facet but checks and mergeability is also covered by the PR-list guard (`pulls:`): it lists
+ *   PRs by updated_at, and every PR it sees move is invalidated (object and list facets together)
+ *   before it vouches. An issue's number never gets that alternative: the PR list does not hold it.
  * Undefined when some tag no signal covers (refs, lists' CI facets, Actions data beyond runs).
  */
-export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
+export function vouchGroups(
+  reads: readonly Tag[],
+  options: { readonly pullRequests?: boolean } = {},
+): string[][] | undefined {
   const groups = new Map<string, string[]>();
   const add = (alternatives: string[]) => groups.set(alternatives.join("|"), alternatives);
   for (const tag of reads) {
@@ -291,6 +298,7 @@ export function vouchGroups(reads: readonly Tag[]): string[][] | undefined {
       const ref = parseObjectKey(split.object);
       const ci = split.facet === "checks" || split.facet === "merge";
       if (ref && !ci) alternatives.push(listVouchKey(ref.owner, ref.name, "issues"));
+      if (ref && !ci && options.pullRequests) alternatives.push(listVouchKey(ref.owner, ref.name, "pulls"));
       if (!ref && !ci) alternatives.push(nodeListVouchKey(split.object.slice("node:".length)));
       add(alternatives);
       continue;

@@ -57,6 +57,19 @@ describe("the simulator's admin API", () => {
     expect(sim.stats().requests.total).toBe(2);
   });
 
+  it("counts 304 answers per operation beside the requests", async () => {
+    const before = sim.stats().requests;
+    const first = await rest(sim, "/repos/acme/widgets/pulls/1");
+    await rest(sim, "/repos/acme/widgets/pulls/1", {
+      headers: { "if-none-match": first.headers.etag ?? "" },
+    });
+    const after = (await rest<SimStats>(sim, "/_sim/stats", { token: null })).json.requests;
+    const op = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
+    expect((after.byOperation[op] ?? 0) - (before.byOperation[op] ?? 0)).toBe(2);
+    // Of the two reads of the PR, the conditional one was a 304.
+    expect((after.notModifiedByOperation[op] ?? 0) - (before.notModifiedByOperation[op] ?? 0)).toBe(1);
+  });
+
   it("resets the world, the counters and the windows", async () => {
     await post("/_sim/events", { type: "comment", number: 10, body: "temporary" });
     await gql(sim, "{ viewer { login } }");

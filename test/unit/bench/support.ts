@@ -38,6 +38,7 @@ export function stepResult(over: Partial<StepResult> = {}): StepResult {
     withinBudget: false,
     reasons: ["GraphQL 9,572 pts/h > 5,000"],
     upstreamByOperation: { PullRequestByNumber: 900 },
+    upstreamRestByOperation: {},
     commandsByName: { "pr checks": 300 },
     sessionFailures: 0,
     ...unmeasuredFigures(),

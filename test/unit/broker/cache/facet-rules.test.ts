@@ -392,4 +392,22 @@ describe("facet rules: each change invalidates exactly the answers that read wha
     expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toEqual([[`sha:o/r@${SHA5}`]]);
     expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toEqual([["runs:o/r"]]);
   });
+
+  it("agents' REST reads of a PR are also covered by the PR-list guard, but for CI facets; an issue's never", () => {
+    const pr = { pullRequests: true };
+    // pulls/N/comments and pulls/N/reviews: the PR's guards, the issues list or the PR list.
+    expect(vouchGroups(restReadTags("/repos/o/r/pulls/3/comments"), pr)).toEqual([
+      ["num:o/r#3", "issues:o/r", "pulls:o/r"],
+    ]);
+    expect(vouchGroups(restReadTags("/repos/o/r/pulls/3/reviews"), pr)).toEqual([
+      ["num:o/r#3", "issues:o/r", "pulls:o/r"],
+    ]);
+    // pulls/N: its mergeability follows checks and the base, which move no updated_at: PR guards only.
+    const pull = vouchGroups(restReadTags("/repos/o/r/pulls/3"), pr);
+    expect(pull).toContainEqual(["num:o/r#3", "issues:o/r", "pulls:o/r"]);
+    expect(pull).toContainEqual(["num:o/r#3"]);
+    // Without knowing the number is a PR, the PR list is no signal for it (issues are not on it).
+    expect(vouchGroups(restReadTags("/repos/o/r/issues/3/comments"))).toEqual([["num:o/r#3", "issues:o/r"]]);
+    expect(vouchGroups(restReadTags("/repos/o/r/pulls/3/comments"))).toEqual([["num:o/r#3", "issues:o/r"]]);
+  });
 });
