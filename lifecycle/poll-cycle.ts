@@ -19,11 +19,12 @@ import {
   addInvalidation,
   apply,
   currentBudget,
+  type Effects,
   emit,
   emptyEffects,
   type LifecycleContext,
 } from "./lifecycle-context.js";
-import { runDetection, runEnrichment } from "./refresh-runner.js";
+import { type HeldChange, runDetection, runEnrichment } from "./refresh-runner.js";
 import { learnAgentReads, sendVouches } from "./vouch.js";
 
 export type { CycleReport };
@@ -59,15 +60,33 @@ export async function runPollCycle(
   );
 
   const effects = emptyEffects();
+  // What the guards saw move for a watched PR is held until this cycle's enrichment has read it
+  // again (refresh-runner.ts resolveHeld): one invalidation of what still moved, not the guard's
+  // guess now and the snapshot's a moment later (two refreshes of the same answers).
+  const held = new Map<string, HeldChange>();
+  const heldFor = (key: string, track: { repo: string; number: number }): Effects => {
+    let entry = held.get(key);
+    if (!entry) {
+      entry = {
+        repo: track.repo,
+        number: track.number,
+        before: ctx.index.factsFor(key) ?? null,
+        effects: emptyEffects(),
+      };
+      held.set(key, entry);
+    }
+    return entry.effects;
+  };
   for (const { key, observation } of guards.observations) {
     const track = ctx.index.prs.get(key);
     if (!track) continue;
+    const into = heldFor(key, track);
     for (const id of [...track.sessions]) {
       const result = apply(
         ctx,
         id,
         { type: "observe", observation, source: "poll" },
-        effects,
+        into,
         "lifecycle:checks-changed",
       );
       if (result?.factsChanged) {
@@ -81,8 +100,9 @@ export async function runPollCycle(
   for (const [key, why] of guards.changed) {
     const track = ctx.index.prs.get(key);
     if (!track) continue;
+    const into = heldFor(key, track);
     const facts = ctx.index.factsFor(key);
-    addInvalidation(effects, {
+    addInvalidation(into, {
       repo: track.repo,
       pr: track.number,
       reason: "lifecycle:guard-moved",
@@ -172,8 +192,16 @@ export async function runPollCycle(
       fillers,
       maxBatches,
       sourceOf: (key) => state.sources.get(key) ?? "poll",
+      held,
     }),
   );
+  // Held changes the enrichment did not read (deferred, failed, no data): as the guards saw them.
+  const unread = emptyEffects();
+  for (const entry of held.values()) {
+    for (const target of entry.effects.invalidate) addInvalidation(unread, target);
+    unread.events.push(...entry.effects.events);
+  }
+  await emit(ctx, unread);
   for (const target of required) state.sources.delete(prKey(target.repo, target.number));
   state.carried = enrichment.retry;
 
