@@ -182,6 +182,7 @@ export async function runPollCycle(
     else fillers.push(target);
   }
 
+  const unmoved = new Set<string>();
   const perBatch = enrichmentPoints(ctx.config.enrichmentBatchSize);
   const maxBatches = Number.isFinite(decision.pointsAllowed)
     ? Math.max(0, Math.floor((decision.pointsAllowed - detection.points) / perBatch))
@@ -193,6 +194,7 @@ export async function runPollCycle(
       maxBatches,
       sourceOf: (key) => state.sources.get(key) ?? "poll",
       held,
+      unmoved,
     }),
   );
   // Held changes the enrichment did not read (deferred, failed, no data): as the guards saw them.
@@ -209,7 +211,10 @@ export async function runPollCycle(
   for (const id of [...ctx.index.sessions.keys()])
     apply(ctx, id, { type: "tick" }, tickEffects, "lifecycle:tick");
   await emit(ctx, tickEffects);
-  await sendVouches(ctx, new Set(guards.changed.keys()));
+  // PRs whose guards moved but which the enrichment, re-reading them, found unchanged (the move
+  // was one already seen, or nothing it or agents read): vouched for like the unmoved ones, so
+  // agents' answers about them do not go upstream for a vouch one cycle too old.
+  await sendVouches(ctx, new Set([...guards.changed.keys()].filter((key) => !unmoved.has(key))));
   ctx.totals.cycles += 1;
 
   return {

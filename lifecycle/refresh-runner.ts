@@ -51,6 +51,8 @@ export interface EnrichmentRequest {
    * are removed; the caller emits what is left as it was.
    */
   readonly held?: Map<string, HeldChange>;
+  /** Receives the held PRs the enrichment found unchanged since the cycle began (nothing to move). */
+  readonly unmoved?: Set<string>;
 }
 
 /** A PR's effects from this cycle's signals, and its facts from before them. */
@@ -74,14 +76,14 @@ function signalledFacets(held: HeldChange): ChangedFacet[] {
 /**
  * Folds a held change into the batch's effects once the enrichment has read the PR: its events go
  * first (they happened first), and the PR's invalidations (the signal's and the snapshot's) become
- * one, of the facets that still moved; none when nothing did. A head that moved keeps both (each
- * names its own head's checks).
+ * one, of the facets that still moved; none when nothing did (then true). A head that moved keeps
+ * both (each names its own head's checks).
  */
-function resolveHeld(held: HeldChange, fetched: PrFacts | undefined, effects: Effects): void {
+function resolveHeld(held: HeldChange, fetched: PrFacts | undefined, effects: Effects): boolean {
   effects.events.unshift(...held.effects.events.splice(0));
   if (!fetched || !held.before || held.before.headSha !== fetched.headSha) {
     for (const target of held.effects.invalidate.splice(0)) addInvalidation(effects, target);
-    return;
+    return false;
   }
   const still = facetsStillToMove({ before: held.before, fetched, signalled: signalledFacets(held) });
   const same = (t: { repo: string; pr?: number }) =>
@@ -93,7 +95,7 @@ function resolveHeld(held: HeldChange, fetched: PrFacts | undefined, effects: Ef
   for (const target of others) addInvalidation(effects, target);
   const kept = effects.invalidate.filter((t) => !same(t));
   effects.invalidate.splice(0, effects.invalidate.length, ...kept);
-  if (still.length === 0) return;
+  if (still.length === 0) return true;
   addInvalidation(effects, {
     repo: held.repo,
     pr: held.number,
@@ -102,6 +104,7 @@ function resolveHeld(held: HeldChange, fetched: PrFacts | undefined, effects: Ef
     headSha: fetched.headSha,
     branch: fetched.headRefName,
   });
+  return false;
 }
 
 async function sendGraphQL(ctx: LifecycleContext, query: string): Promise<GraphQLPortResponse | undefined> {
@@ -188,7 +191,7 @@ export async function runEnrichment(
       const held = request.held?.get(key);
       if (held) {
         request.held?.delete(key);
-        resolveHeld(held, ctx.index.factsFor(key), effects);
+        if (resolveHeld(held, ctx.index.factsFor(key), effects)) request.unmoved?.add(key);
       }
     }
     await emit(ctx, effects);
