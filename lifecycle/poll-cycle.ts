@@ -142,6 +142,15 @@ export async function runPollCycle(
     const repo = result?.state.repo;
     if (result?.outcome === "applied" && repo) found.push({ repo, number });
   }
+  // A change that is news to a session (an event: CI finished, a review came) goes out now, its
+  // invalidation first, as always: an agent reacting to the event must read the new answers, and
+  // a status must not be visible before its event. Only silent moves wait for the enrichment.
+  for (const [key, entry] of held) {
+    if (entry.effects.events.length === 0) continue;
+    for (const target of entry.effects.invalidate.splice(0)) addInvalidation(effects, target);
+    effects.events.push(...entry.effects.events.splice(0));
+    held.delete(key);
+  }
   await emit(ctx, effects);
 
   const lookup = [...ctx.index.sessions.values()]
