@@ -11,7 +11,7 @@ import { restAllowedPerCycle } from "./core/cadence.js";
 import { facetsForGuardReason } from "./core/changed-facets.js";
 import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
-import { prKey } from "./core/repo-ref.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import type { CycleReport } from "./cycle-report.js";
 import { runGuards } from "./guard-runner.js";
@@ -110,6 +110,15 @@ export async function runPollCycle(
       ...(facts ? { headSha: facts.headSha, branch: facts.headRefName } : {}),
     });
   }
+  // A change that is news to a session (an event: CI finished, a review came) goes out now, its
+  // invalidation first, as always: an agent reacting to the event must read the new answers, and
+  // a status must not be visible before its event. Only silent moves wait for the enrichment.
+  for (const [key, entry] of held) {
+    if (entry.effects.events.length === 0) continue;
+    for (const target of entry.effects.invalidate.splice(0)) addInvalidation(effects, target);
+    effects.events.push(...entry.effects.events.splice(0));
+    held.delete(key);
+  }
   // What the repository lists saw move (the PR walk lists only untracked PRs; the issues list
   // lists every item that moved, tracked or not): dropped before the lists are vouched.
   for (const item of guards.listed) {
@@ -123,11 +132,21 @@ export async function runPollCycle(
   }
   // Workflow runs the Actions guards saw move: those runs' answers, the run lists, their heads'
   // commit checks (the PRs on those heads were added above, as "actions" moves).
+  // The checks of watched PRs whose move is held are that PR's own invalidation's to move (after
+  // the enrichment, only if they still moved): not moved again here by branch.
   for (const { repo, runs } of guards.runsMoved) {
+    const handledBranches: string[] = [];
+    for (const [key, entry] of held) {
+      // Only where the held move names checks: unread by the enrichment, it moves them itself.
+      const checks = entry.effects.invalidate.some((t) => !t.facets || t.facets.includes("checks"));
+      const branch = ctx.index.factsFor(key)?.headRefName;
+      if (checks && branch && normalizeRepo(entry.repo) === normalizeRepo(repo)) handledBranches.push(branch);
+    }
     addInvalidation(effects, {
       repo,
       reason: "lifecycle:runs-moved",
       runs: runs.map((r) => ({ id: r.id, headSha: r.headSha, branch: r.branch })),
+      ...(handledBranches.length > 0 ? { handledBranches } : {}),
     });
   }
   const found: PrTarget[] = [];
@@ -141,15 +160,6 @@ export async function runPollCycle(
     );
     const repo = result?.state.repo;
     if (result?.outcome === "applied" && repo) found.push({ repo, number });
-  }
-  // A change that is news to a session (an event: CI finished, a review came) goes out now, its
-  // invalidation first, as always: an agent reacting to the event must read the new answers, and
-  // a status must not be visible before its event. Only silent moves wait for the enrichment.
-  for (const [key, entry] of held) {
-    if (entry.effects.events.length === 0) continue;
-    for (const target of entry.effects.invalidate.splice(0)) addInvalidation(effects, target);
-    effects.events.push(...entry.effects.events.splice(0));
-    held.delete(key);
   }
   await emit(ctx, effects);
 

@@ -143,7 +143,11 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         // Workflow runs moved (the Actions guard): those runs' answers, the run lists, their
         // heads' commit checks, the CI facets of the lists, and the checks of the PRs learned
         // for their branches — no other run's answers.
-        const branches = [...new Set(target.runs.map((r) => r.branch).filter((b): b is string => !!b))];
+        // Not the branches whose PRs the lifecycle re-reads and invalidates itself (handledBranches).
+        const handled = new Set(target.handledBranches ?? []);
+        const branches = [
+          ...new Set(target.runs.map((r) => r.branch).filter((b): b is string => !!b && !handled.has(b))),
+        ];
         const effect = {
           ...NO_WRITE,
           tags: [
