@@ -11,7 +11,7 @@ import { restAllowedPerCycle } from "./core/cadence.js";
 import { facetsForGuardReason } from "./core/changed-facets.js";
 import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
-import { prKey } from "./core/repo-ref.js";
+import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import type { CycleReport } from "./cycle-report.js";
 import { runGuards } from "./guard-runner.js";
@@ -19,11 +19,12 @@ import {
   addInvalidation,
   apply,
   currentBudget,
+  type Effects,
   emit,
   emptyEffects,
   type LifecycleContext,
 } from "./lifecycle-context.js";
-import { runDetection, runEnrichment } from "./refresh-runner.js";
+import { type HeldChange, runDetection, runEnrichment } from "./refresh-runner.js";
 import { learnAgentReads, sendVouches } from "./vouch.js";
 
 export type { CycleReport };
@@ -59,15 +60,33 @@ export async function runPollCycle(
   );
 
   const effects = emptyEffects();
+  // What the guards saw move for a watched PR is held until this cycle's enrichment has read it
+  // again (refresh-runner.ts resolveHeld): one invalidation of what still moved, not the guard's
+  // guess now and the snapshot's a moment later (two refreshes of the same answers).
+  const held = new Map<string, HeldChange>();
+  const heldFor = (key: string, track: { repo: string; number: number }): Effects => {
+    let entry = held.get(key);
+    if (!entry) {
+      entry = {
+        repo: track.repo,
+        number: track.number,
+        before: ctx.index.factsFor(key) ?? null,
+        effects: emptyEffects(),
+      };
+      held.set(key, entry);
+    }
+    return entry.effects;
+  };
   for (const { key, observation } of guards.observations) {
     const track = ctx.index.prs.get(key);
     if (!track) continue;
+    const into = heldFor(key, track);
     for (const id of [...track.sessions]) {
       const result = apply(
         ctx,
         id,
         { type: "observe", observation, source: "poll" },
-        effects,
+        into,
         "lifecycle:checks-changed",
       );
       if (result?.factsChanged) {
@@ -81,14 +100,24 @@ export async function runPollCycle(
   for (const [key, why] of guards.changed) {
     const track = ctx.index.prs.get(key);
     if (!track) continue;
+    const into = heldFor(key, track);
     const facts = ctx.index.factsFor(key);
-    addInvalidation(effects, {
+    addInvalidation(into, {
       repo: track.repo,
       pr: track.number,
       reason: "lifecycle:guard-moved",
       facets: facetsForGuardReason(why),
       ...(facts ? { headSha: facts.headSha, branch: facts.headRefName } : {}),
     });
+  }
+  // A change that is news to a session (an event: CI finished, a review came) goes out now, its
+  // invalidation first, as always: an agent reacting to the event must read the new answers, and
+  // a status must not be visible before its event. Only silent moves wait for the enrichment.
+  for (const [key, entry] of held) {
+    if (entry.effects.events.length === 0) continue;
+    for (const target of entry.effects.invalidate.splice(0)) addInvalidation(effects, target);
+    effects.events.push(...entry.effects.events.splice(0));
+    held.delete(key);
   }
   // What the repository lists saw move (the PR walk lists only untracked PRs; the issues list
   // lists every item that moved, tracked or not): dropped before the lists are vouched.
@@ -103,11 +132,21 @@ export async function runPollCycle(
   }
   // Workflow runs the Actions guards saw move: those runs' answers, the run lists, their heads'
   // commit checks (the PRs on those heads were added above, as "actions" moves).
+  // The checks of watched PRs whose move is held are that PR's own invalidation's to move (after
+  // the enrichment, only if they still moved): not moved again here by branch.
   for (const { repo, runs } of guards.runsMoved) {
+    const handledBranches: string[] = [];
+    for (const [key, entry] of held) {
+      // Only where the held move names checks: unread by the enrichment, it moves them itself.
+      const checks = entry.effects.invalidate.some((t) => !t.facets || t.facets.includes("checks"));
+      const branch = ctx.index.factsFor(key)?.headRefName;
+      if (checks && branch && normalizeRepo(entry.repo) === normalizeRepo(repo)) handledBranches.push(branch);
+    }
     addInvalidation(effects, {
       repo,
       reason: "lifecycle:runs-moved",
       runs: runs.map((r) => ({ id: r.id, headSha: r.headSha, branch: r.branch })),
+      ...(handledBranches.length > 0 ? { handledBranches } : {}),
     });
   }
   const found: PrTarget[] = [];
@@ -162,6 +201,7 @@ export async function runPollCycle(
     else fillers.push(target);
   }
 
+  const unmoved = new Set<string>();
   const perBatch = enrichmentPoints(ctx.config.enrichmentBatchSize);
   const maxBatches = Number.isFinite(decision.pointsAllowed)
     ? Math.max(0, Math.floor((decision.pointsAllowed - detection.points) / perBatch))
@@ -172,8 +212,17 @@ export async function runPollCycle(
       fillers,
       maxBatches,
       sourceOf: (key) => state.sources.get(key) ?? "poll",
+      held,
+      unmoved,
     }),
   );
+  // Held changes the enrichment did not read (deferred, failed, no data): as the guards saw them.
+  const unread = emptyEffects();
+  for (const entry of held.values()) {
+    for (const target of entry.effects.invalidate) addInvalidation(unread, target);
+    unread.events.push(...entry.effects.events);
+  }
+  await emit(ctx, unread);
   for (const target of required) state.sources.delete(prKey(target.repo, target.number));
   state.carried = enrichment.retry;
 
@@ -181,7 +230,10 @@ export async function runPollCycle(
   for (const id of [...ctx.index.sessions.keys()])
     apply(ctx, id, { type: "tick" }, tickEffects, "lifecycle:tick");
   await emit(ctx, tickEffects);
-  await sendVouches(ctx, new Set(guards.changed.keys()));
+  // PRs whose guards moved but which the enrichment, re-reading them, found unchanged (the move
+  // was one already seen, or nothing it or agents read): vouched for like the unmoved ones, so
+  // agents' answers about them do not go upstream for a vouch one cycle too old.
+  await sendVouches(ctx, new Set([...guards.changed.keys()].filter((key) => !unmoved.has(key))));
   ctx.totals.cycles += 1;
 
   return {

@@ -59,6 +59,11 @@ export interface InvalidateTarget {
    * of the repository (which runs moved is not known).
    */
   readonly runs?: readonly MovedRunTarget[];
+  /**
+   * With `runs` and no `pr`: head branches of watched PRs the lifecycle invalidates itself once it
+   * has re-read them (poll-cycle.ts): their PRs' checks are not moved by this target.
+   */
+  readonly handledBranches?: readonly string[];
 }
 
 export interface MovedRunTarget {

@@ -5,6 +5,8 @@
  * limited, no data) hands its PRs back to be tried next cycle; a PR the answer does not contain
  * (deleted, no access) backs off instead of being asked for forever.
  */
+
+import { ALL_FACETS, type ChangedFacet, facetsStillToMove } from "./core/changed-facets.js";
 import { type BranchTarget, buildDetectionQuery, parseDetectionAnswer } from "./core/detection-query.js";
 import {
   buildEnrichmentQuery,
@@ -13,9 +15,11 @@ import {
   parseRateLimit,
 } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
+import type { PrFacts } from "./core/pr-facts.js";
 import { planRefreshBatches } from "./core/refresh-batches.js";
 import { normalizeRepo, prKey } from "./core/repo-ref.js";
 import {
+  addInvalidation,
   apply,
   type Effects,
   emit,
@@ -40,6 +44,67 @@ export interface EnrichmentRequest {
   readonly fillers: readonly PrTarget[];
   readonly maxBatches: number;
   readonly sourceOf: (key: string) => EventSource;
+  /**
+   * The effects of this cycle's signals for PRs the enrichment may read again, held back until it
+   * has: a PR it reads leaves with ONE invalidation of the facets that still moved
+   * (facetsStillToMove) instead of the signal's guess followed by the snapshot's. Resolved entries
+   * are removed; the caller emits what is left as it was.
+   */
+  readonly held?: Map<string, HeldChange>;
+  /** Receives the held PRs the enrichment found unchanged since the cycle began (nothing to move). */
+  readonly unmoved?: Set<string>;
+}
+
+/** A PR's effects from this cycle's signals, and its facts from before them. */
+export interface HeldChange {
+  readonly repo: string;
+  readonly number: number;
+  readonly before: PrFacts | null;
+  readonly effects: Effects;
+}
+
+/** The facets a set of invalidation targets moves (a target without facets moves every facet). */
+function signalledFacets(held: HeldChange): ChangedFacet[] {
+  const out = new Set<ChangedFacet>();
+  for (const target of held.effects.invalidate) {
+    if (target.pr !== held.number) continue;
+    for (const f of (target.facets ?? ALL_FACETS) as readonly ChangedFacet[]) out.add(f);
+  }
+  return [...out];
+}
+
+/**
+ * Folds a held change into the batch's effects once the enrichment has read the PR: its events go
+ * first (they happened first), and the PR's invalidations (the signal's and the snapshot's) become
+ * one, of the facets that still moved; none when nothing did (then true). A head that moved keeps
+ * both (each names its own head's checks).
+ */
+function resolveHeld(held: HeldChange, fetched: PrFacts | undefined, effects: Effects): boolean {
+  effects.events.unshift(...held.effects.events.splice(0));
+  if (!fetched || !held.before || held.before.headSha !== fetched.headSha) {
+    for (const target of held.effects.invalidate.splice(0)) addInvalidation(effects, target);
+    return false;
+  }
+  const still = facetsStillToMove({ before: held.before, fetched, signalled: signalledFacets(held) });
+  const same = (t: { repo: string; pr?: number }) =>
+    t.pr === held.number && normalizeRepo(t.repo) === normalizeRepo(held.repo);
+  // Named after the signal that moved it (a guard's move before a patched observation's).
+  const signals = held.effects.invalidate.filter(same).map((t) => t.reason);
+  const reason = signals.find((r) => r === "lifecycle:guard-moved") ?? signals[0] ?? "lifecycle:pr-changed";
+  const others = held.effects.invalidate.splice(0).filter((t) => !same(t));
+  for (const target of others) addInvalidation(effects, target);
+  const kept = effects.invalidate.filter((t) => !same(t));
+  effects.invalidate.splice(0, effects.invalidate.length, ...kept);
+  if (still.length === 0) return true;
+  addInvalidation(effects, {
+    repo: held.repo,
+    pr: held.number,
+    reason,
+    facets: still,
+    headSha: fetched.headSha,
+    branch: fetched.headRefName,
+  });
+  return false;
 }
 
 async function sendGraphQL(ctx: LifecycleContext, query: string): Promise<GraphQLPortResponse | undefined> {
@@ -56,6 +121,14 @@ async function sendGraphQL(ctx: LifecycleContext, query: string): Promise<GraphQ
     ctx.logger.warn({ err: error }, "lifecycle: GraphQL request failed");
     return undefined;
   }
+}
+
+/**
+ * Whether the lifecycle's queries read the budget themselves: only when no budget port answers
+ * (inside the broker one does, and a query selecting rateLimit could not share a merged request).
+ */
+function selectsRateLimit(ctx: LifecycleContext): boolean {
+  return ctx.ports.budget === undefined;
 }
 
 function usable(response: GraphQLPortResponse | undefined): boolean {
@@ -78,7 +151,7 @@ export async function runEnrichment(
   const retry = [...plan.deferred];
   let points = 0;
   await mapLimit(plan.batches, ctx.config.graphqlConcurrency, async (batch) => {
-    const built = buildEnrichmentQuery(batch, ctx.config);
+    const built = buildEnrichmentQuery(batch, { ...ctx.config, rateLimit: selectsRateLimit(ctx) });
     const observedAt = ctx.clock.now();
     const sentSeq = ctx.nextSeq();
     const response = await sendGraphQL(ctx, built.query);
@@ -114,6 +187,11 @@ export async function runEnrichment(
           "lifecycle:pr-changed",
         );
         if (result?.factsChanged) track.lastChangeAt = observedAt;
+      }
+      const held = request.held?.get(key);
+      if (held) {
+        request.held?.delete(key);
+        if (resolveHeld(held, ctx.index.factsFor(key), effects)) request.unmoved?.add(key);
       }
     }
     await emit(ctx, effects);
@@ -158,7 +236,7 @@ export async function runDetection(
   let points = 0;
   const wanted = new Set(sessionIds);
   await mapLimit(chunks, ctx.config.graphqlConcurrency, async (chunk) => {
-    const built = buildDetectionQuery(chunk);
+    const built = buildDetectionQuery(chunk, { rateLimit: selectsRateLimit(ctx) });
     const askedAt = ctx.nextSeq();
     const response = await sendGraphQL(ctx, built.query);
     points += response?.cost ?? 0;

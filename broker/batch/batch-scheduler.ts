@@ -20,7 +20,13 @@
  */
 import type { GraphQLSchema } from "graphql";
 import { AoError } from "../../common/index.js";
-import { MAX_NODE_LIMIT, pointsForRequests } from "../../github/index.js";
+import {
+  MAX_NODE_LIMIT,
+  parseRateLimitHeaders,
+  pointsForRequests,
+  type RateLimitSnapshot,
+} from "../../github/index.js";
+import { spendPressure } from "../budget/core/projection.js";
 import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
 import type {
   BatchClock,
@@ -34,6 +40,7 @@ import { type BatchClass, DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js
 import { shareCost } from "./core/cost-sharing.js";
 import { mergeQueries, RATE_LIMIT_ALIAS } from "./core/merge-queries.js";
 import { type RetryReason, splitMergedResponse } from "./core/split-response.js";
+import { tightBudgetWindowMs } from "./core/tight-budget.js";
 import { judgeUpstreamReply } from "./core/upstream-reply.js";
 import { BatchErrors } from "./errors.js";
 import {
@@ -116,6 +123,9 @@ export class BatchScheduler {
   readonly #analyses: DocumentAnalysisCache;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #aloneContext: AloneContext;
+  readonly #tight: BatchSchedulerOptions["tightBudget"];
+  /** The GraphQL budget as the last upstream answer's x-ratelimit-* headers gave it. */
+  #rate: RateLimitSnapshot | undefined;
   #closed = false;
   #stats = {
     submitted: 0,
@@ -129,7 +139,16 @@ export class BatchScheduler {
   };
 
   constructor(options: BatchSchedulerOptions) {
-    this.#send = options.send;
+    const send = options.send;
+    this.#tight = options.tightBudget;
+    this.#send = async (request) => {
+      const reply = await send(request);
+      if (this.#tight) {
+        const rate = parseRateLimitHeaders(reply.headers);
+        if (rate && rate.resource === "graphql") this.#rate = rate;
+      }
+      return reply;
+    };
     this.#schema = options.schema;
     this.#analyses = new DocumentAnalysisCache(options.analysisCacheEntries);
     const budgets = { ...DEFAULT_BATCH_BUDGETS_MS, ...options.budgetsMs };
@@ -179,11 +198,28 @@ export class BatchScheduler {
     this.#stats.pointsAlone += member.cost ?? 0;
     if (!member.eligible) return this.#track(this.#alone({ member, options, submittedAt, kind: "alone" }));
 
-    const budget = options.maxDelayMs ?? this.#budgets[options.batchClass ?? "interactive"];
+    const budget = options.maxDelayMs ?? this.#windowFor(options.batchClass ?? "interactive");
     const deadline = submittedAt + Math.max(0, Number.isFinite(budget) ? budget : 0);
     return new Promise<BatchOutcome>((resolve, reject) => {
       this.#enqueue({ member, options, submittedAt, deadline, resolve, reject });
     });
+  }
+
+  /** A class's window: its budget, grown by the spend pressure when the budget is tight. */
+  #windowFor(batchClass: BatchClass): number {
+    const normal = this.#budgets[batchClass];
+    const tight = this.#tight;
+    const rate = this.#rate;
+    if (!tight || !rate || batchClass === "lifecycle") return normal;
+    const pressure = spendPressure({
+      used: rate.used,
+      remaining: rate.remaining,
+      resetAt: rate.reset * 1000,
+      windowMs: tight.budgetWindowMs,
+      now: this.#clock.now(),
+      minPaceMs: tight.minPaceMs,
+    });
+    return tightBudgetWindowMs(normal, pressure, tight, tight.stalenessBoundMs);
   }
 
   /** Sends what waits (or, with flush: false, rejects it) and waits for every answer in flight. */

@@ -28,6 +28,35 @@ export const batchingSettings = z
         background: ms.default(DEFAULT_BATCH_BUDGETS_MS.background).describe("Background work."),
       })
       .prefault({}),
+    tightBudget: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe("Grow agents' batching windows when the GraphQL budget is tight."),
+        growFrom: z
+          .number()
+          .min(0)
+          .default(0.9)
+          .describe(
+            "Spend pressure (the current pace's spend until the reset over what is left) at which windows start to grow.",
+          ),
+        fullAt: z.number().min(0).default(1.2).describe("Spend pressure at which windows reach maxWindowMs."),
+        maxWindowMs: ms
+          .max(30_000)
+          .default(5_000)
+          .describe("The longest a window grows to; never past stalenessBoundMs."),
+        minPaceMs: ms
+          .default(300_000)
+          .describe(
+            "The pace behind the spend pressure is measured over at least this long, so a burst at the start of a budget window does not grow every window.",
+          ),
+        stalenessBoundMs: ms
+          .max(30_000)
+          .default(30_000)
+          .describe("The staleness bound no grown window passes (an answer waits at most this long)."),
+      })
+      .prefault({}),
     maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),
     maxCost: z
       .number()

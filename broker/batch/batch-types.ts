@@ -9,6 +9,7 @@ import type { AloneReason } from "./core/alone-reason.js";
 import type { BatchClass } from "./core/batch-class.js";
 import type { RateLimitData } from "./core/graphql-response.js";
 import type { RetryReason } from "./core/split-response.js";
+import type { TightBudgetSettings } from "./core/tight-budget.js";
 
 /** One GraphQL POST the batcher asks the broker to send upstream. */
 export interface UpstreamGraphQLRequest {
@@ -108,6 +109,20 @@ export interface BatchSchedulerOptions {
   readonly observe?: ((observation: UpstreamObservation) => void) | undefined;
   /** @defaultValue the global timers and Date.now */
   readonly clock?: BatchClock | undefined;
+  /**
+   * Grow the batching window when the GraphQL budget is tight (core/tight-budget.ts): the spend
+   * pressure is read from the x-ratelimit-* headers of the scheduler's own upstream answers.
+   * Absent: windows stay at their class's budget. Never applies to the lifecycle class, nor to a
+   * member with its own maxDelayMs (the broker's refreshes).
+   */
+  readonly tightBudget?:
+    | (TightBudgetSettings & {
+        /** No window grows past this (the product's staleness bound). */
+        readonly stalenessBoundMs: number;
+        /** The budget window's length (GitHub's primary limits: an hour). */
+        readonly budgetWindowMs: number;
+      })
+    | undefined;
 }
 
 export interface BatchSchedulerStats {

@@ -52,6 +52,17 @@ export interface LifecyclePortsOptions {
   readonly deadlineMs?: number;
 }
 
+/**
+ * The preview headers gh 2.23 sends with every GraphQL query (test/fixtures/gh-2.23-traffic): the
+ * batch layer merges only queries GitHub would shape alike (same Accept, GraphQL-Features and API
+ * version: pipeline/batch-layer.ts batchMergeKey), so the lifecycle's enrichment and detection
+ * queries carry them too and leave in the same upstream request as agents' queries and refreshes.
+ */
+export const GH_GRAPHQL_HEADERS: Readonly<Record<string, string>> = {
+  accept: "application/vnd.github.merge-info-preview+json, application/vnd.github.nebula-preview",
+  "graphql-features": "merge_queue",
+};
+
 const CALLER: Caller = {
   sessionId: LIFECYCLE_SESSION_ID,
   readOnly: true,
@@ -79,6 +90,7 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         {
           method: "POST",
           path: "/graphql",
+          headers: GH_GRAPHQL_HEADERS,
           graphql: { query: request.query, variables: request.variables ?? {} },
           caller: CALLER,
           priority,
@@ -131,7 +143,11 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         // Workflow runs moved (the Actions guard): those runs' answers, the run lists, their
         // heads' commit checks, the CI facets of the lists, and the checks of the PRs learned
         // for their branches — no other run's answers.
-        const branches = [...new Set(target.runs.map((r) => r.branch).filter((b): b is string => !!b))];
+        // Not the branches whose PRs the lifecycle re-reads and invalidates itself (handledBranches).
+        const handled = new Set(target.handledBranches ?? []);
+        const branches = [
+          ...new Set(target.runs.map((r) => r.branch).filter((b): b is string => !!b && !handled.has(b))),
+        ];
         const effect = {
           ...NO_WRITE,
           tags: [

@@ -56,7 +56,7 @@ interface Member {
 }
 
 /** Only members whose answers GitHub would shape alike may share a query. */
-function mergeKey(headers: Readonly<Record<string, string>>): string {
+export function batchMergeKey(headers: Readonly<Record<string, string>>): string {
   return `${headers.accept ?? ""}\u0000${headers["graphql-features"] ?? ""}\u0000${headers["x-github-api-version"] ?? ""}`;
 }
 
@@ -175,7 +175,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             document: c.graphql?.document,
           },
           {
-            mergeKey: mergeKey(request.headers),
+            mergeKey: batchMergeKey(request.headers),
             batchClass: chooseBatchClass({
               priority: request.priority,
               command: request.caller.command,

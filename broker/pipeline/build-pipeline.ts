@@ -68,6 +68,14 @@ export function buildPipeline(
             maxMembers: config.batching.maxMembers,
             maxCost: config.batching.maxCost,
             analysisCacheEntries: config.batching.analysisCacheEntries,
+            ...(config.batching.tightBudget.enabled
+              ? {
+                  tightBudget: {
+                    ...config.batching.tightBudget,
+                    budgetWindowMs: config.budget.windowSeconds * 1000,
+                  },
+                }
+              : {}),
           }),
         onScheduler: (scheduler) =>
           shutdown.add(

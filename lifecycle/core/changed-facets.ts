@@ -88,3 +88,49 @@ export function facetsForWebhook(reason: string): readonly ChangedFacet[] {
   if (event === "pull_request") return ALL_FACETS.filter((f) => f !== "checks");
   return ALL_FACETS;
 }
+
+/** Facets GitHub's `updatedAt` moves with that the lifecycle's enrichment does not (fully) read. */
+const BEHIND_UPDATED_AT: readonly ChangedFacet[] = ["core", "reviews", "comments"];
+
+export interface StillToMoveInput {
+  /** The PR's facts when the cycle began (before any guard patched them); null: none known. */
+  readonly before: PrFacts | null | undefined;
+  /**
+   * What the lifecycle's own enrichment fetched this cycle, after the signals (its request was sent
+   * after the guards read); undefined: not fetched this cycle.
+   */
+  readonly fetched: PrFacts | undefined;
+  /** The facets the signals of this cycle said moved (guard reasons, patched observations). */
+  readonly signalled: readonly ChangedFacet[];
+}
+
+/**
+ * Which facets of a PR still need the broker to drop (and refresh) its cached answers, once the
+ * lifecycle's enrichment of this cycle has looked. A signal's facets are a guess made before
+ * GitHub was asked (a check-runs ETag moved; the PR list saw updated_at move); the enrichment read
+ * those facets after the signal, so:
+ * - nothing fetched this cycle: every signalled facet (nothing better is known);
+ * - no facts from before: every facet;
+ * - otherwise what the enrichment saw move since the cycle began (changedFacets), plus the
+ *   signalled facets it cannot judge: core, reviews, comments and threads when updatedAt moved
+ *   (bodies, labels, comments, review comments, older reviews are not read), threads also when
+ *   the signal was about review comments alone (their edits need not move updatedAt), and checks
+ *   when either side's check list was cut at the page size.
+ * A checks move the enrichment shows already happened (same checks, same rollup, same merge
+ * state) moves nothing: the answers agents hold cannot differ from what a refresh would fetch.
+ */
+export function facetsStillToMove(input: StillToMoveInput): ChangedFacet[] {
+  const { before, fetched, signalled } = input;
+  if (!fetched) return [...new Set(signalled)];
+  if (!before) return [...ALL_FACETS];
+  const out = new Set<ChangedFacet>(changedFacets(before, fetched));
+  const wanted = new Set(signalled);
+  const updated = before.updatedAt !== fetched.updatedAt;
+  if (updated) for (const f of BEHIND_UPDATED_AT) if (wanted.has(f)) out.add(f);
+  // Review comments are not read; a signal about them alone (the review-comments guard, a review
+  // comment webhook: threads without core) stands, since their edits need not move updatedAt.
+  if (wanted.has("threads") && (updated || !wanted.has("core"))) out.add("threads");
+  const cut = (f: PrFacts) => f.checksTotal > f.checks.length;
+  if (wanted.has("checks") && (cut(before) || cut(fetched))) out.add("checks");
+  return ALL_FACETS.filter((f) => out.has(f));
+}

@@ -3,7 +3,7 @@
  * query, replacing AO's one `gh pr list --head B --limit 1` per session. One connection per branch
  * (pullRequests(first: 1), nothing nested), so up to 149 branches cost 1 point.
  */
-import { RATE_LIMIT_SELECTION } from "./enrichment-query.js";
+import { rateLimitLine } from "./enrichment-query.js";
 import type { PrState } from "./pr-facts.js";
 import { asArray, asNumber, asString, asTime, dig } from "./read-json.js";
 import { parseRepo } from "./repo-ref.js";
@@ -35,7 +35,10 @@ export interface DetectionResult {
   readonly pr: DetectedPr | null | undefined;
 }
 
-export function buildDetectionQuery(targets: readonly BranchTarget[]): BuiltDetectionQuery {
+export function buildDetectionQuery(
+  targets: readonly BranchTarget[],
+  options: { readonly rateLimit?: boolean } = {},
+): BuiltDetectionQuery {
   const repos = new Map<string, { alias: string; branches: Map<string, string> }>();
   const paths: { target: BranchTarget; repoAlias: string; branchAlias: string }[] = [];
   for (const target of targets) {
@@ -62,7 +65,7 @@ export function buildDetectionQuery(targets: readonly BranchTarget[]): BuiltDete
     );
     return `  ${entry.alias}: repository(owner: ${JSON.stringify(ref.owner)}, name: ${JSON.stringify(ref.name)}) {\n${fields.join("\n")}\n  }`;
   });
-  return { query: `query LifecycleDetect {\n  ${RATE_LIMIT_SELECTION}\n${blocks.join("\n")}\n}`, paths };
+  return { query: `query LifecycleDetect {\n${rateLimitLine(options)}${blocks.join("\n")}\n}`, paths };
 }
 
 export function parseDetectionAnswer(data: unknown, built: BuiltDetectionQuery): DetectionResult[] {

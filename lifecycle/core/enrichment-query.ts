@@ -41,6 +41,17 @@ export interface EnrichmentQueryOptions {
   readonly reviewThreads?: number;
   /** Most recent reviews read per PR. @defaultValue 5 */
   readonly reviews?: number;
+  /**
+   * Select `rateLimit` (the lifecycle's own budget reading). Off when the budget port answers
+   * (inside the broker): a query that selects rateLimit is never merged with others
+   * (broker/batch alone-reason `selects-rate-limit`). @defaultValue true
+   */
+  readonly rateLimit?: boolean;
+}
+
+/** The rateLimit line of a lifecycle query, or nothing when the port knows the budget. */
+export function rateLimitLine(options: { readonly rateLimit?: boolean } = {}): string {
+  return options.rateLimit === false ? "" : `  ${RATE_LIMIT_SELECTION}\n`;
 }
 
 export interface RateLimitInfo {
@@ -108,7 +119,7 @@ export function buildEnrichmentQuery(
       .join("\n");
     return `  ${entry.alias}: repository(owner: ${literal(ref.owner)}, name: ${literal(ref.name)}) {\n${prs}\n  }`;
   });
-  const query = `query LifecycleEnrich {\n  ${RATE_LIMIT_SELECTION}\n${blocks.join("\n")}\n}\n${prFragment(options)}`;
+  const query = `query LifecycleEnrich {\n${rateLimitLine(options)}${blocks.join("\n")}\n}\n${prFragment(options)}`;
   return { query, paths };
 }
 

@@ -7,7 +7,9 @@
  *   queries sent in the same instant, such as many sessions' `gh pr view` fired together).
  * - repeat: the same query again from the same session (a polling loop): up to 1.5 s.
  * - watch: `gh pr checks --watch`, `gh run watch`: they poll every 3–10 s anyway: up to 2 s.
- * - lifecycle: the broker's own PR poller; it may wait up to its cycle (the poller passes its own).
+ * - lifecycle: the broker's own PR poller: 50 ms. Its queries carry gh's preview headers and
+ *   no rateLimit selection, so they join agents' queries and each other's; a longer wait would be
+ *   added to every step of a poll cycle (detection, then enrichment) and age every vouch with it.
  * - background: anything nobody waits on.
  */
 
@@ -17,14 +19,14 @@ export type BatchClass = (typeof BATCH_CLASSES)[number];
 /**
  * Default latency budgets, ms. Configuration overrides them. An agent's answer may wait its whole
  * budget when no partner comes, so the agent-facing ones stay under the product's target of a p95
- * added wait ≤ 1 s (docs/benchmark-method.md) with room for processing; only the lifecycle
- * poller, whom no agent waits for, gets seconds.
+ * added wait ≤ 1 s (docs/benchmark-method.md) with room for processing. No agent waits for the
+ * lifecycle poller, but its cycle (and every vouch it sends) does.
  */
 export const DEFAULT_BATCH_BUDGETS_MS: Readonly<Record<BatchClass, number>> = {
   interactive: 5,
   repeat: 600,
   watch: 800,
-  lifecycle: 5000,
+  lifecycle: 50,
   background: 800,
 };
 

@@ -28,3 +28,35 @@ export function projectSpend(window: BudgetWindow, now: number): SpendProjection
     rate > 0 && projectedAtReset > window.limit ? now + Math.max(0, window.remaining) / rate : undefined;
   return { used, ratePerHour: rate * 3_600_000, projectedAtReset, exhaustsAt };
 }
+
+export interface PressureInput {
+  /** Spent in this window so far. */
+  readonly used: number;
+  /** Left in this window. */
+  readonly remaining: number;
+  /** Epoch ms of the window's reset. */
+  readonly resetAt: number;
+  /** The window's length (an hour for GitHub's primary limits). */
+  readonly windowMs: number;
+  readonly now: number;
+  /**
+   * The pace is measured over at least this long, so a burst at the start of a window does not
+   * read as a budget running out. @defaultValue 1000
+   */
+  readonly minPaceMs?: number;
+}
+
+/**
+ * Spend pressure: what the current pace would spend between now and the reset, over what is left
+ * (1: the budget runs out exactly at the reset; above 1: before it). The pace is the window's so
+ * far (used over the time since the window began). 0 before anything is spent; Infinity when
+ * nothing is left and something is being spent.
+ */
+export function spendPressure(input: PressureInput): number {
+  const timeLeft = Math.max(0, input.resetAt - input.now);
+  const elapsed = Math.max(input.windowMs - timeLeft, input.minPaceMs ?? MIN_ELAPSED_MS);
+  const projected = (Math.max(0, input.used) / elapsed) * timeLeft;
+  if (projected <= 0) return 0;
+  if (input.remaining <= 0) return Number.POSITIVE_INFINITY;
+  return projected / input.remaining;
+}

@@ -84,6 +84,23 @@ describe("the Actions guard", () => {
     expect(checkGuards(gh.counts.paths)).toHaveLength(4);
   });
 
+  it("a silent CI move (no event) on PR 2 → one invalidation of PR 2 after its re-read, and the runs target leaves PR 2's checks to it", async () => {
+    const { clock, gh, service } = await setup(4, { pending: [2] });
+    gh.resetCounts();
+    clock.advance(10_000);
+    gh.setCheck(REPO, 2, { name: "lint", status: "QUEUED", startedAt: clock.now() });
+    await service.runCycle();
+    expect(gh.events.filter((e) => e.sessionId === "s2" && e.type.startsWith("ci-"))).toEqual([]);
+    const runs = gh.invalidations.find((i) => i.reason === "lifecycle:runs-moved");
+    expect(runs?.runs).toEqual([expect.objectContaining({ branch: "feat/s2" })]);
+    expect(runs?.handledBranches).toEqual(["feat/s2"]);
+    // The guard's move and the snapshot's are one invalidation, of what the re-read saw move.
+    const pr2 = gh.invalidations.filter((i) => i.pr === 2);
+    expect(pr2).toHaveLength(1);
+    expect(pr2[0]?.facets).toContain("checks");
+    expect(pr2[0]?.facets).not.toContain("core");
+  });
+
   it("a CI move on PR 2 → only PR 2's checks and its run's answers go, one GraphQL re-read, events within the cycle; the others stay vouched", async () => {
     const { clock, gh, service } = await setup(4);
     gh.setCheck(REPO, 2, {

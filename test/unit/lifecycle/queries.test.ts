@@ -187,3 +187,17 @@ describe("lifecycle GraphQL queries", () => {
     });
   });
 });
+
+describe("rateLimit selection", () => {
+  it("is left out when the budget port answers (rateLimit: false), so the query may be merged", async () => {
+    const { buildEnrichmentQuery: enrich } = await import("../../../lifecycle/core/enrichment-query.js");
+    const { buildDetectionQuery: detect } = await import("../../../lifecycle/core/detection-query.js");
+    const pr = [{ repo: "acme/widgets", number: 1 }];
+    const branch = [{ repo: "acme/widgets", branch: "feat/x" }];
+    expect(enrich(pr).query).toContain("rateLimit");
+    expect(detect(branch).query).toContain("rateLimit");
+    expect(enrich(pr, { rateLimit: false }).query).not.toContain("rateLimit");
+    expect(detect(branch, { rateLimit: false }).query).not.toContain("rateLimit");
+    expect(enrich(pr, { rateLimit: false }).query).toContain("p1: pullRequest(number: 1)");
+  });
+});

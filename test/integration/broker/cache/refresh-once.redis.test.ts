@@ -30,6 +30,7 @@ import { UpstreamClient } from "../../../../broker/upstream/index.js";
 import { silentLogger } from "../../../../common/index.js";
 import { loadGitHubSchema } from "../../../../github/index.js";
 import { type RunningSimulator, startSimulator } from "../../../../github-sim/index.js";
+import { buildEnrichmentQuery, DEFAULT_LIFECYCLE_CONFIG } from "../../../../lifecycle/index.js";
 import { RecordingBudget } from "../../../support/fake-ports.js";
 import { startTestRedis, type TestRedis } from "../../../support/redis.js";
 
@@ -403,6 +404,41 @@ describe("refresh after a write", () => {
     expect(stats.alreadyCurrent + stats.coalesced).toBe(1);
     expect(stack.reads.filter((x) => x.reason === "refresh")).toHaveLength(0);
     expect(simCounts()).toEqual(before);
+  });
+});
+
+describe("the lifecycle's GraphQL and agents' GraphQL", () => {
+  let stack: Stack;
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  it("leave in one upstream request: the lifecycle sends gh 2.23's preview headers, no rateLimit", async () => {
+    stack = await startStack(10_000);
+    const ports = createLifecyclePorts({
+      pipeline: stack.pipeline,
+      classify,
+      cache: stack.cache,
+      gate: {} as never,
+      redis: stack.redis,
+      prefix: "unused",
+    });
+    // As the lifecycle builds it inside the broker (its budget port answers: no rateLimit selection).
+    const enrichment = buildEnrichmentQuery([{ repo: "acme/widgets", number: 1 }], {
+      ...DEFAULT_LIFECYCLE_CONFIG,
+      rateLimit: false,
+    });
+    const before = simCounts();
+    const [lifecycle, agent] = await Promise.all([
+      ports.graphql({ query: enrichment.query }, { priority: "lifecycle" }),
+      stack.pipeline(ghRequest("pr_view", 0, "a", PR2)),
+    ]);
+    expect(lifecycle.status).toBe(200);
+    expect((lifecycle.data as { r0: { p1: { number: number } } } | undefined)?.r0.p1.number).toBe(1);
+    expect(agent.status).toBe(200);
+    expect(JSON.stringify(json(agent))).toContain('"number":2');
+    // One merged query upstream, not the lifecycle's beside the agent's.
+    expect(simCounts().graphql - before.graphql).toBe(1);
   });
 });
 

@@ -388,3 +388,60 @@ describe("BatchScheduler", () => {
     });
   });
 });
+
+describe("BatchScheduler with a tight budget (tightBudget)", () => {
+  const tightBudget = {
+    growFrom: 0.9,
+    fullAt: 1.2,
+    maxWindowMs: 5_000,
+    minPaceMs: 300_000,
+    stalenessBoundMs: 30_000,
+    budgetWindowMs: 3_600_000,
+  };
+  /** The first answer reports the budget: `used` spent in the half hour gone, `remaining` left. */
+  const reporting = (used: number, remaining: number) => (_r: UpstreamGraphQLRequest, call: number) =>
+    call === 1
+      ? {
+          status: 200,
+          headers: {
+            "content-type": "application/json",
+            "x-ratelimit-resource": "graphql",
+            "x-ratelimit-limit": String(used + remaining),
+            "x-ratelimit-remaining": String(remaining),
+            "x-ratelimit-used": String(used),
+            "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 1_800),
+          },
+          body: JSON.stringify({ data: { viewer: { login: "octocat" } } }),
+        }
+      : undefined;
+
+  it("an interactive query waits up to maxWindowMs for partners once the pace would spend the budget before the reset", async () => {
+    const s = scheduler({ tightBudget }, reporting(4_000, 1_000));
+    await submit(s, viewer, { batchClass: "interactive", maxDelayMs: 0 });
+    const a = submit(s, prView(1), { batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const b = submit(s, prView(2), { batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(github.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(github.calls).toHaveLength(2);
+    expect(github.calls[1]?.kind).toBe("merged");
+    const [x, y] = await Promise.all([a, b]);
+    expect([x.batchSize, y.batchSize]).toEqual([2, 2]);
+  });
+
+  it("keeps the normal window while the pace fits the budget, and never grows the lifecycle's", async () => {
+    const s = scheduler({ tightBudget }, reporting(1_000, 4_000));
+    await submit(s, viewer, { batchClass: "interactive", maxDelayMs: 0 });
+    const a = submit(s, prView(1), { batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(github.calls).toHaveLength(2);
+    await a;
+    const t = scheduler({ tightBudget }, reporting(4_000, 1_000));
+    await submit(t, viewer, { batchClass: "interactive", maxDelayMs: 0 });
+    const l = submit(t, prView(3), { batchClass: "lifecycle" });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(github.calls).toHaveLength(2);
+    await l;
+  });
+});
