@@ -96,6 +96,28 @@ export function firstConfirmation(scouts: readonly SearchPoint[]): number {
 const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
   best === 0 || n > best + Math.max(1, best * search.relativeTolerance);
 
+/**
+ * While every scout passed, the next scout goes straight to the largest count whose scouting step
+ * and confirmation both fit the time left (not past the ceiling): the confirmation is the step
+ * that decides, and it can go no higher than the scouts passed, so a scout below that count spends
+ * the time the confirmation needed. Short windows' usage is no guide while growing: at 5 and 20
+ * sessions the broker's scouts aimed at 95 and 305 where the full run's boundary was ~125
+ * (docs/decisions/0018). Once a scout fails, the usage brackets the boundary as before.
+ */
+function climbTo(
+  scouts: readonly SearchPoint[],
+  search: SearchOptions,
+  remainingS: number,
+  both: (n: number) => number,
+  tried: ReadonlySet<number>,
+): number | undefined {
+  const best = sessionsToBudget(scouts);
+  if (best === 0 || scouts.some((p) => !p.pass) || scouts.length >= search.maxSteps) return undefined;
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const n = affordable(best, top + 1, remainingS, both, tried);
+  return n !== undefined && worthIt(n, best, search) ? n : undefined;
+}
+
 export function nextTieredStep(
   points: readonly TieredPoint[],
   options: TieredOptions,
@@ -109,11 +131,14 @@ export function nextTieredStep(
   const scouts = points.filter((p) => p.tier === "scout");
   const best = sessionsToBudget(scouts);
   const want = nextSessions(scouts, search);
-  if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
   // A scouting step only when the confirmation of its count still fits after it.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
-  if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const tried = new Set(scouts.map((p) => p.sessions));
+  const climb = climbTo(scouts, search, remainingS, both, tried);
+  if (climb !== undefined && (want === undefined || climb > want))
+    return { step: { sessions: climb, tier: "scout" } };
+  if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
+  if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
   const wanted = { sessions: want, tier: "scout" as const, seconds: both(want) };
   const instead = affordable(best, Math.min(want + 1, fail), remainingS, both, tried);

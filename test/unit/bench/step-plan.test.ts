@@ -1,12 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { expectedStepSeconds, FULL_PLAN, QUICK_PLAN, stepTiming } from "../../../bench/core/step-plan.js";
+import {
+  expectedStepSeconds,
+  FULL_PLAN,
+  QUICK_PLAN,
+  REQUESTS_PER_SECOND,
+  stepTiming,
+} from "../../../bench/core/step-plan.js";
 
 describe("stepTiming", () => {
-  it("measures about the same session-seconds per step, within the floor and the ceiling", () => {
-    expect(stepTiming(5, 2400, QUICK_PLAN).measureSimS).toBe(300);
-    expect(stepTiming(20, 2400, QUICK_PLAN).measureSimS).toBe(150);
+  it("measures about the same session-seconds per full step, within the floor and the ceiling; a quick scout is 120 s", () => {
+    expect(stepTiming(5, 2400, QUICK_PLAN).measureSimS).toBe(120);
+    expect(stepTiming(20, 2400, QUICK_PLAN).measureSimS).toBe(120);
     expect(stepTiming(500, 2400, QUICK_PLAN).measureSimS).toBe(120);
     expect(stepTiming(5, 2400, FULL_PLAN).measureSimS).toBe(1800);
+    expect(stepTiming(20, 2400, FULL_PLAN).measureSimS).toBe(900);
+  });
+
+  it("compresses for 400 requests/s, quick and full alike: a 600 s confirmation at N costs ~1.1·N wall seconds", () => {
+    expect(REQUESTS_PER_SECOND).toBe(400);
+    expect(QUICK_PLAN.targetRequestsPerSecond).toBe(FULL_PLAN.targetRequestsPerSecond);
+    for (const n of [20, 44, 100, 123]) {
+      expect(stepTiming(n, 2400, QUICK_PLAN).scale).toBe(stepTiming(n, 2400, FULL_PLAN).scale);
+    }
+    expect(stepTiming(20, 2400, FULL_PLAN).scale).toBe(30);
+    expect(stepTiming(100, 2400, FULL_PLAN).scale).toBe(6);
+    const confirm = { ...QUICK_PLAN, fixedWindowS: 600 };
+    const at110 = expectedStepSeconds(stepTiming(110, 2400, confirm), confirm);
+    expect(at110).toBeGreaterThan(110 * 1.05);
+    expect(at110).toBeLessThan(110 * 1.2);
+    // At 200 requests/s it was twice the compression's wall time.
+    const old = { ...confirm, targetRequestsPerSecond: 200 };
+    expect(expectedStepSeconds(stepTiming(110, 2400, old), old)).toBeGreaterThan(110 * 2.1);
   });
 
   it("honours --window-s for every step", () => {
