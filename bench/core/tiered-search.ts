@@ -57,11 +57,28 @@ export interface TieredAnswer {
   readonly unconfirmedScout: number;
 }
 
+/**
+ * What a scouting step tells the search. Its budget verdict guides (usage over 100 %, or a
+ * rate-limit refusal); a failure on the other criteria alone (imposed wait p95, staleness p99,
+ * change visibility p99) does not: over a 120 s window those are percentiles of a few changes and
+ * of the step's start-up burst, and another process's load decided them — on 2026-12-02 a loaded
+ * machine (load average 10) failed the broker's scouts at 11, 25 and 122 sessions on wait and
+ * visibility at 13-86 % of the budget, and the search bisected down to 7 (docs/decisions/0018).
+ * The confirmation judges every criterion on the full run's window.
+ */
+export function scoutGuide(point: TieredPoint): TieredPoint {
+  if (point.tier !== "scout" || point.pass || point.budgetOnly) return point;
+  const underBudget = point.usage !== undefined && Number.isFinite(point.usage) && point.usage <= 1;
+  return underBudget ? { ...point, pass: true } : point;
+}
+
 /** The points the confirmation tier searches over: its own, and the scouts' failures at other counts. */
 export function confirmationPoints(points: readonly TieredPoint[]): SearchPoint[] {
   const confirmed = points.filter((p) => p.tier === "confirm");
   const counts = new Set(confirmed.map((p) => p.sessions));
-  const scoutFails = points.filter((p) => p.tier === "scout" && !p.pass && !counts.has(p.sessions));
+  const scoutFails = points
+    .map(scoutGuide)
+    .filter((p) => p.tier === "scout" && !p.pass && !counts.has(p.sessions));
   return [...scoutFails, ...confirmed];
 }
 
@@ -128,7 +145,7 @@ export function nextTieredStep(
   const confirmed = points.filter((p) => p.tier === "confirm");
   if (!options.scouting) return confirmStep(points, options, costs, remainingS, search.start);
   if (confirmed.length > 0) return confirmStep(points, options, costs, remainingS, 0);
-  const scouts = points.filter((p) => p.tier === "scout");
+  const scouts = points.filter((p) => p.tier === "scout").map(scoutGuide);
   const best = sessionsToBudget(scouts);
   const want = nextSessions(scouts, search);
   // A scouting step only when the confirmation of its count still fits after it.
@@ -182,6 +199,8 @@ export function tieredAnswer(points: readonly TieredPoint[], options: TieredOpti
   const sessions = own.length === 0 ? 0 : sessionsToBudget(searchPoints);
   const bound = sessions === 0 ? "none" : bracketClosed(searchPoints, options.search) ? "exact" : "at-least";
   const unconfirmedScout =
-    sessions === 0 && options.scouting ? sessionsToBudget(points.filter((p) => p.tier === "scout")) : 0;
+    sessions === 0 && options.scouting
+      ? sessionsToBudget(points.filter((p) => p.tier === "scout").map(scoutGuide))
+      : 0;
   return { sessions, bound, unconfirmedScout };
 }

@@ -139,6 +139,25 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(next.step).toEqual({ sessions: 32, tier: "scout" });
   });
 
+  it("a scout that fails on wait or visibility alone, under budget, does not stop the climb: the confirmation judges those", () => {
+    const points: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: true, usage: 0.12 },
+      { sessions: 122, tier: "scout", pass: false, usage: 0.86, budgetOnly: false },
+    ];
+    // Confirmed where the scouts' usage ÷ 0.7 stays within budget: 122 × 0.7 ÷ 0.86 = 99.
+    expect(nextTieredStep(points, QUICK, COSTS, 230).step).toEqual({ sessions: 99, tier: "confirm" });
+    const confirmed: TieredPoint[] = [...points, { sessions: 99, tier: "confirm", pass: true, usage: 0.9 }];
+    expect(tieredAnswer(confirmed, QUICK)).toEqual({ sessions: 99, bound: "at-least", unconfirmedScout: 0 });
+    // Over budget too, it is an upper bound as before.
+    const over: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: true, usage: 0.12 },
+      { sessions: 122, tier: "scout", pass: false, usage: 1.3, budgetOnly: false },
+      { sessions: 60, tier: "confirm", pass: true, usage: 0.6 },
+    ];
+    expect(nextTieredStep(over.slice(0, 2), QUICK, COSTS, 230).step?.sessions).toBeLessThan(122);
+    expect(tieredAnswer([...over, { sessions: 130, tier: "confirm", pass: true }], QUICK).sessions).toBe(60);
+  });
+
   it("a budget the confirmation cannot fit reports nothing rather than a scouting figure", () => {
     const points: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.1 }];
     const next = nextTieredStep(points, QUICK, COSTS, 10);
