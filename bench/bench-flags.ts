@@ -25,6 +25,7 @@ export interface BenchFlags {
   readonly enforceLimits?: boolean;
   readonly timeBudgetS?: string;
   readonly maxSessions?: string;
+  readonly requestsPerS?: string;
   readonly brokerConfig?: string;
   readonly brokerProcess?: string;
   readonly progress?: boolean;
@@ -162,6 +163,7 @@ export function parseBenchFlags(
   const warmupS = number("--warmup-s", flags.warmupS, 0, 86_400, false);
   const timeBudgetS = number("--time-budget-s", flags.timeBudgetS, 10, 7 * 86_400, false);
   const maxSessions = number("--max-sessions", flags.maxSessions, 1, 10_000);
+  const requestsPerS = number("--requests-per-s", flags.requestsPerS, 10, 5000, false);
   const brokerConfig = flags.brokerConfig === undefined ? undefined : readBrokerConfig(flags.brokerConfig);
   if (
     flags.brokerProcess !== undefined &&
@@ -181,7 +183,14 @@ export function parseBenchFlags(
     ...(arms ? { arms } : {}),
     ...(sessions ? { sessions } : {}),
     ...(windowS !== undefined ? { windowS } : {}),
-    ...(warmupS !== undefined ? { plan: { warmupS } } : {}),
+    ...(warmupS !== undefined || requestsPerS !== undefined
+      ? {
+          plan: {
+            ...(warmupS !== undefined ? { warmupS } : {}),
+            ...(requestsPerS !== undefined ? { targetRequestsPerSecond: requestsPerS } : {}),
+          },
+        }
+      : {}),
     ...(timeBudgetS !== undefined ? { timeBudgetS } : {}),
     ...(maxSessions !== undefined ? { maxSessions } : {}),
     ...(flags.enforceLimits ? { enforceLimits: true } : {}),

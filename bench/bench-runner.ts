@@ -300,6 +300,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           transport,
           costs: costEstimator,
           redisUrl: options.redisUrl ?? redis?.url ?? "",
+          redisPid: options.redisUrl ? undefined : redis?.pid,
           ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
           ...(options.brokerProcess ? { brokerProcess: options.brokerProcess } : {}),
           ...(options.brokerSessionsReadOnly ? { brokerSessionsReadOnly: true } : {}),

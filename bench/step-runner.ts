@@ -30,7 +30,7 @@ import type { CostEstimator } from "./cost-estimator.js";
 import { BenchErrors } from "./errors.js";
 import type { HttpTransport } from "./http-transport.js";
 import { guardProcess } from "./process-guard.js";
-import { SelfSampler } from "./resource-sampler.js";
+import { readProcess, SelfSampler } from "./resource-sampler.js";
 import { StepClock } from "./step-clock.js";
 import { brokerScaledWait, StepRecorder } from "./step-recorder.js";
 import { TruthTracker } from "./truth-tracker.js";
@@ -47,6 +47,8 @@ export interface StepInput {
   readonly costs: CostEstimator;
   /** A private Redis for the broker arm. */
   readonly redisUrl: string;
+  /** The private redis-server's PID, so its CPU over the window is reported (broker arm). */
+  readonly redisPid?: number | undefined;
   /** Unique per step (Redis prefixes, directories). */
   readonly stepId: string;
   readonly criteria?: BudgetCriteria;
@@ -278,6 +280,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     const countersBefore = parseCounterSamples((await running.scrapeMetrics?.()) ?? "");
     const before = sim.stats();
     const sampler = new SelfSampler();
+    const redisBefore = input.arm === "broker" && input.redisPid ? readProcess(input.redisPid) : undefined;
     sampler.start();
     running.markWindowStart();
     recorder.beginWindow(sim.now());
@@ -289,6 +292,11 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     const after = sim.stats();
     const self = sampler.stop();
     const brokerUse = running.resourceUse();
+    const redisAfter = redisBefore && input.redisPid ? readProcess(input.redisPid) : undefined;
+    const redisCpu =
+      redisBefore && redisAfter
+        ? Math.round((redisAfter.cpuSeconds - redisBefore.cpuSeconds) * 10) / 10
+        : null;
     const countersAfter = running.scrapeMetrics ? await running.scrapeMetrics() : undefined;
     progress("stopping", 0);
 
@@ -340,6 +348,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       upstreamNotModified: used.notModified,
       upstreamSecondaryLimited: used.secondaryLimited,
       agentRequests: summary.agentRequests,
+      agentRequestsPerWallSecond: realSeconds > 0 ? Math.round(summary.agentRequests / realSeconds) : 0,
       agentCommands: summary.agentCommands,
       agentRateLimitErrors: summary.agentRateLimitErrors,
       agentOtherErrors: summary.agentOtherErrors,
@@ -364,6 +373,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
       cache: summary.cache,
       broker: brokerUse,
       benchProcess: self,
+      redisCpuSeconds: redisCpu,
       withinBudget: verdict.withinBudget,
       reasons: verdict.reasons,
       upstreamByOperation: used.byOperation,

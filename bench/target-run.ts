@@ -179,6 +179,7 @@ export async function runTargetBench(
             upstreamNotModified: after.notModified - before.notModified,
             upstreamSecondaryLimited: 0,
             agentRequests: 0,
+            agentRequestsPerWallSecond: 0,
             agentCommands: 0,
             agentRateLimitErrors: 0,
             agentOtherErrors: 0,
@@ -192,6 +193,7 @@ export async function runTargetBench(
             cache: summary.cache,
             broker: null,
             benchProcess: self,
+            redisCpuSeconds: null,
             withinBudget: verdict.withinBudget && !cap.closed,
             reasons: cap.closed
               ? [...verdict.reasons, "the --max-points cap was reached during the window"]

@@ -103,6 +103,8 @@ export interface StepResult {
   readonly upstreamSecondaryLimited: number;
   /** Requests the agents sent (their gh commands' requests). */
   readonly agentRequests: number;
+  /** Agent requests per wall second over the window: the load the step's compression put on the machine. */
+  readonly agentRequestsPerWallSecond: number;
   readonly agentCommands: number;
   readonly agentRateLimitErrors: number;
   readonly agentOtherErrors: number;
@@ -149,6 +151,8 @@ export interface StepResult {
   readonly broker: ResourceUse | null;
   /** The bench process (agents, simulator, in-process proxy or broker). */
   readonly benchProcess: ResourceUse & { readonly eventLoopLagP95Ms: number | null };
+  /** CPU seconds of the private redis-server over the window (broker arm); null otherwise. */
+  readonly redisCpuSeconds: number | null;
   readonly withinBudget: boolean;
   readonly reasons: readonly string[];
   /** Upstream requests by operation (GraphQL operation name or REST route). */

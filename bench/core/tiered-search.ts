@@ -57,11 +57,28 @@ export interface TieredAnswer {
   readonly unconfirmedScout: number;
 }
 
+/**
+ * What a scouting step tells the search. Its budget verdict guides (usage over 100 %, or a
+ * rate-limit refusal); a failure on the other criteria alone (imposed wait p95, staleness p99,
+ * change visibility p99) does not: over a 120 s window those are percentiles of a few changes and
+ * of the step's start-up burst, and another process's load decided them — on 2026-12-02 a loaded
+ * machine (load average 10) failed the broker's scouts at 11, 25 and 122 sessions on wait and
+ * visibility at 13-86 % of the budget, and the search bisected down to 7 (docs/decisions/0018).
+ * The confirmation judges every criterion on the full run's window.
+ */
+export function scoutGuide(point: TieredPoint): TieredPoint {
+  if (point.tier !== "scout" || point.pass || point.budgetOnly) return point;
+  const underBudget = point.usage !== undefined && Number.isFinite(point.usage) && point.usage <= 1;
+  return underBudget ? { ...point, pass: true } : point;
+}
+
 /** The points the confirmation tier searches over: its own, and the scouts' failures at other counts. */
 export function confirmationPoints(points: readonly TieredPoint[]): SearchPoint[] {
   const confirmed = points.filter((p) => p.tier === "confirm");
   const counts = new Set(confirmed.map((p) => p.sessions));
-  const scoutFails = points.filter((p) => p.tier === "scout" && !p.pass && !counts.has(p.sessions));
+  const scoutFails = points
+    .map(scoutGuide)
+    .filter((p) => p.tier === "scout" && !p.pass && !counts.has(p.sessions));
   return [...scoutFails, ...confirmed];
 }
 
@@ -96,6 +113,28 @@ export function firstConfirmation(scouts: readonly SearchPoint[]): number {
 const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
   best === 0 || n > best + Math.max(1, best * search.relativeTolerance);
 
+/**
+ * While every scout passed, the next scout goes straight to the largest count whose scouting step
+ * and confirmation both fit the time left (not past the ceiling): the confirmation is the step
+ * that decides, and it can go no higher than the scouts passed, so a scout below that count spends
+ * the time the confirmation needed. Short windows' usage is no guide while growing: at 5 and 20
+ * sessions the broker's scouts aimed at 95 and 305 where the full run's boundary was ~125
+ * (docs/decisions/0018). Once a scout fails, the usage brackets the boundary as before.
+ */
+function climbTo(
+  scouts: readonly SearchPoint[],
+  search: SearchOptions,
+  remainingS: number,
+  both: (n: number) => number,
+  tried: ReadonlySet<number>,
+): number | undefined {
+  const best = sessionsToBudget(scouts);
+  if (best === 0 || scouts.some((p) => !p.pass) || scouts.length >= search.maxSteps) return undefined;
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const n = affordable(best, top + 1, remainingS, both, tried);
+  return n !== undefined && worthIt(n, best, search) ? n : undefined;
+}
+
 export function nextTieredStep(
   points: readonly TieredPoint[],
   options: TieredOptions,
@@ -106,14 +145,17 @@ export function nextTieredStep(
   const confirmed = points.filter((p) => p.tier === "confirm");
   if (!options.scouting) return confirmStep(points, options, costs, remainingS, search.start);
   if (confirmed.length > 0) return confirmStep(points, options, costs, remainingS, 0);
-  const scouts = points.filter((p) => p.tier === "scout");
+  const scouts = points.filter((p) => p.tier === "scout").map(scoutGuide);
   const best = sessionsToBudget(scouts);
   const want = nextSessions(scouts, search);
-  if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
   // A scouting step only when the confirmation of its count still fits after it.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
-  if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const tried = new Set(scouts.map((p) => p.sessions));
+  const climb = climbTo(scouts, search, remainingS, both, tried);
+  if (climb !== undefined && (want === undefined || climb > want))
+    return { step: { sessions: climb, tier: "scout" } };
+  if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
+  if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
   const wanted = { sessions: want, tier: "scout" as const, seconds: both(want) };
   const instead = affordable(best, Math.min(want + 1, fail), remainingS, both, tried);
@@ -157,6 +199,8 @@ export function tieredAnswer(points: readonly TieredPoint[], options: TieredOpti
   const sessions = own.length === 0 ? 0 : sessionsToBudget(searchPoints);
   const bound = sessions === 0 ? "none" : bracketClosed(searchPoints, options.search) ? "exact" : "at-least";
   const unconfirmedScout =
-    sessions === 0 && options.scouting ? sessionsToBudget(points.filter((p) => p.tier === "scout")) : 0;
+    sessions === 0 && options.scouting
+      ? sessionsToBudget(points.filter((p) => p.tier === "scout").map(scoutGuide))
+      : 0;
   return { sessions, bound, unconfirmedScout };
 }

@@ -38,6 +38,10 @@ export function registerBenchCommand(program: Command): void {
       "--time-budget-s <seconds>",
       "stop searching when the run would take longer (default 275 with --quick)",
     )
+    .option(
+      "--requests-per-s <n>",
+      "agent requests per wall second a step's compression aims at, 10 to 5000 (default 400; the same for quick and full)",
+    )
     .option("--max-sessions <n>", "largest session count --sessions auto may try (default 1000)")
     .option(
       "--explain",

@@ -108,6 +108,21 @@ describe("parseBenchFlags", () => {
     expect(parsed.json).toBe("o.json");
     expect(parsed.target).toBeUndefined();
   });
+
+  it("--requests-per-s sets the plan's request rate (10 to 5000), beside --warmup-s; anything else is refused by name", () => {
+    expect(parseBenchFlags({ requestsPerS: "250" }).options.plan).toEqual({ targetRequestsPerSecond: 250 });
+    expect(parseBenchFlags({ requestsPerS: "400", warmupS: "30" }).options.plan).toEqual({
+      warmupS: 30,
+      targetRequestsPerSecond: 400,
+    });
+    expect(parseBenchFlags({}).options.plan).toBeUndefined();
+    for (const bad of ["9", "5001", "fast", "-400"]) {
+      expect(code(() => parseBenchFlags({ requestsPerS: bad }))).toBe("AO_ERR_BENCH_OPTIONS_INVALID");
+      expect(() => parseBenchFlags({ requestsPerS: bad })).toThrow(
+        /--requests-per-s: expected a number from 10 to 5000/,
+      );
+    }
+  });
 });
 
 describe("parseArms / parseSessions", () => {

@@ -93,6 +93,71 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(spent).toBeLessThanOrEqual(70);
   });
 
+  it("the broker at 400 requests/s: scouts 5, climbs straight to the largest count whose confirmation fits, confirms it within 15 % of the boundary", () => {
+    // The quick plan at 400 requests/s (core/step-plan.ts): every scout 120 s, ×≤30.
+    const scale400 = (n: number) => Math.min(30, 600 / n);
+    const costs: TieredCosts = {
+      scout: (n) => (60 + 120) / scale400(n) + 3,
+      confirm: (n) => (60 + 600) / scale400(n) + 3,
+    };
+    const options: TieredOptions = { ...QUICK, search: { ...QUICK.search, ceiling: 270 } };
+    // Boundary 125 (the full run's ~123-130); short windows understate, so scouts pass up to 165.
+    const points: TieredPoint[] = [];
+    let spent = 0;
+    const budget = 180;
+    for (;;) {
+      const next = nextTieredStep(points, options, costs, budget - spent);
+      if (!next.step) break;
+      const { sessions, tier } = next.step;
+      spent += tier === "scout" ? costs.scout(sessions) : costs.confirm(sessions);
+      const usage = sessions / (tier === "scout" ? 165 : 125);
+      points.push({ sessions, tier, pass: usage <= 1, usage, budgetOnly: usage > 1 });
+    }
+    const steps = points.map((p) => `${p.tier} ${p.sessions}`);
+    expect(steps.slice(0, 1)).toEqual(["scout 5"]);
+    const top = points[1];
+    expect(top?.tier).toBe("scout");
+    // The second scout is the largest count whose scout and confirmation both fit what was left.
+    const left = budget - costs.scout(5);
+    expect(costs.scout(top?.sessions ?? 0) + costs.confirm(top?.sessions ?? 0)).toBeLessThanOrEqual(left);
+    const next = (top?.sessions ?? 0) + 1;
+    expect(costs.scout(next) + costs.confirm(next)).toBeGreaterThan(left);
+    expect(spent).toBeLessThanOrEqual(budget);
+    const answer = tieredAnswer(points, options);
+    expect(answer.sessions).toBeGreaterThanOrEqual(Math.ceil(125 * 0.85));
+    expect(answer.sessions).toBeLessThanOrEqual(125);
+    expect(points.filter((p) => p.tier === "confirm").map((p) => p.pass)).toEqual([true]);
+  });
+
+  it("a scout that fails ends the climb: the usage brackets the boundary as before", () => {
+    const points: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: true, usage: 0.06 },
+      { sessions: 120, tier: "scout", pass: false, usage: 4, budgetOnly: true },
+    ];
+    const next = nextTieredStep(points, QUICK, COSTS, 1000);
+    // Interpolated where usage crosses 100 %: 5 + (1 − 0.06) / (4 − 0.06) × 115 ≈ 32, not the ceiling.
+    expect(next.step).toEqual({ sessions: 32, tier: "scout" });
+  });
+
+  it("a scout that fails on wait or visibility alone, under budget, does not stop the climb: the confirmation judges those", () => {
+    const points: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: true, usage: 0.12 },
+      { sessions: 122, tier: "scout", pass: false, usage: 0.86, budgetOnly: false },
+    ];
+    // Confirmed where the scouts' usage ÷ 0.7 stays within budget: 122 × 0.7 ÷ 0.86 = 99.
+    expect(nextTieredStep(points, QUICK, COSTS, 230).step).toEqual({ sessions: 99, tier: "confirm" });
+    const confirmed: TieredPoint[] = [...points, { sessions: 99, tier: "confirm", pass: true, usage: 0.9 }];
+    expect(tieredAnswer(confirmed, QUICK)).toEqual({ sessions: 99, bound: "at-least", unconfirmedScout: 0 });
+    // Over budget too, it is an upper bound as before.
+    const over: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: true, usage: 0.12 },
+      { sessions: 122, tier: "scout", pass: false, usage: 1.3, budgetOnly: false },
+      { sessions: 60, tier: "confirm", pass: true, usage: 0.6 },
+    ];
+    expect(nextTieredStep(over.slice(0, 2), QUICK, COSTS, 230).step?.sessions).toBeLessThan(122);
+    expect(tieredAnswer([...over, { sessions: 130, tier: "confirm", pass: true }], QUICK).sessions).toBe(60);
+  });
+
   it("a budget the confirmation cannot fit reports nothing rather than a scouting figure", () => {
     const points: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.1 }];
     const next = nextTieredStep(points, QUICK, COSTS, 10);
