@@ -146,4 +146,11 @@ export interface LifecyclePorts {
    * leaves REST unbounded except by `maxRestPerMinute`.
    */
   budget?(): Promise<LifecycleBudget | undefined>;
+  /**
+   * True when `graphql` answers carry their cost without the query selecting `rateLimit` (the
+   * broker's port: its pipeline charges every query). Then the lifecycle leaves the selection out,
+   * so its queries can be merged with agents' (a query selecting rateLimit always goes alone).
+   * Absent: the port reads the cost from the query's own `rateLimit { cost }` (direct ports).
+   */
+  readonly graphqlCostKnown?: boolean;
 }

@@ -124,11 +124,11 @@ async function sendGraphQL(ctx: LifecycleContext, query: string): Promise<GraphQ
 }
 
 /**
- * Whether the lifecycle's queries read the budget themselves: only when no budget port answers
- * (inside the broker one does, and a query selecting rateLimit could not share a merged request).
+ * Whether the lifecycle's queries select `rateLimit`: unless the port knows a query's cost without
+ * it (inside the broker; there a query selecting rateLimit could not share a merged request).
  */
 function selectsRateLimit(ctx: LifecycleContext): boolean {
-  return ctx.ports.budget === undefined;
+  return ctx.ports.graphqlCostKnown !== true;
 }
 
 function usable(response: GraphQLPortResponse | undefined): boolean {

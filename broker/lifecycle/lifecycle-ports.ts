@@ -85,6 +85,7 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
   const send = (request: GhRequest) =>
     options.run ? options.run(request, () => options.pipeline(request)) : options.pipeline(request);
   return {
+    graphqlCostKnown: true,
     async graphql(request, { priority }) {
       const built = buildApiRequest(
         {

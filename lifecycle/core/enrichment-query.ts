@@ -42,7 +42,7 @@ export interface EnrichmentQueryOptions {
   /** Most recent reviews read per PR. @defaultValue 5 */
   readonly reviews?: number;
   /**
-   * Select `rateLimit` (the lifecycle's own budget reading). Off when the budget port answers
+   * Select `rateLimit` (the lifecycle's own cost and budget reading). Off when the port knows the cost
    * (inside the broker): a query that selects rateLimit is never merged with others
    * (broker/batch alone-reason `selects-rate-limit`). @defaultValue true
    */

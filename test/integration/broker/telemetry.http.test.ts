@@ -65,11 +65,6 @@ afterAll(async () => {
 describe("telemetry of one gh invocation", () => {
   it("exports invocation → request → upstream spans, counts it, and writes AO's row, with no secret", async () => {
     const { token, env } = await broker.openSession("agent-7");
-    // The lifecycle watches its PR, so its cycles send guard requests too.
-    const ipc = await connectBroker({ socketPath: broker.broker.socketPath });
-    const headRef = sim.world.repo("acme/widgets")?.pulls.get(1)?.headRef ?? "";
-    await ipc.watch({ sessionId: "agent-7", repo: "acme/widgets", branch: headRef, pr: 1 });
-    await ipc.close();
     const invocationId = randomUUID();
     const argv = ["pr", "checks", "1"];
     const derived = `${token}.${invocationSuffix({ id: invocationId, argv, cwd: "/work/tree" })}`;
@@ -83,6 +78,14 @@ describe("telemetry of one gh invocation", () => {
       body: JSON.stringify({ exitCode: gh.code, durationMs: Date.now() - started }),
     });
     expect(finish.status).toBe(204);
+
+    // Then the lifecycle watches its PR, so its cycles send guard requests too. Only after the
+    // invocation: the lifecycle's queries may share a merged query with an agent's (broker/batch/README.md),
+    // which would make this invocation's answers BATCHED rather than the MISS this test follows.
+    const ipc = await connectBroker({ socketPath: broker.broker.socketPath });
+    const headRef = sim.world.repo("acme/widgets")?.pulls.get(1)?.headRef ?? "";
+    await ipc.watch({ sessionId: "agent-7", repo: "acme/widgets", branch: headRef, pr: 1 });
+    await ipc.close();
 
     const spans = await receiver.waitForSpans((all) => {
       const root = all.find(
