@@ -210,7 +210,7 @@ export class ResponseCache {
     } catch {
       return missing;
     }
-    // A final answer depends only on the tags it kept (core/final-answers.ts finalReads).
+    // A final answer follows no tag (core/final-answers.ts); older entries kept some, compared here.
     const tagsCurrent = meta.final
       ? Object.entries(meta.generations).every(([tag, g]) => (generations[tag] ?? 0) === g)
       : tags.every((tag) => (meta.generations[tag] ?? 0) === generations[tag]);

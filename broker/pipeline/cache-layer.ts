@@ -29,7 +29,7 @@
  * Every agent read (hit or not) is registered for refresh-once, throttled per key.
  */
 import type { Logger } from "../../common/index.js";
-import { completedJobIds, completedJobKey, finalReads, isFinalAnswer } from "../cache/core/final-answers.js";
+import { completedJobIds, completedJobKey, isFinalAnswer } from "../cache/core/final-answers.js";
 import { learnIds } from "../cache/core/graphql-analysis.js";
 import { replaySpec } from "../cache/core/refresh-plan.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
@@ -293,7 +293,7 @@ function annotationsJobKey(c: GhRequest["classification"]): string | undefined {
     : undefined;
 }
 
-/** The answer as it is stored: final (keeping only the tags it still follows) when it says so. */
+/** The answer as it is stored: final (following no tag) when it says so. */
 function finalize(
   c: GhRequest["classification"],
   answer: CachedAnswer,
@@ -302,12 +302,7 @@ function finalize(
   if (!c.final) return answer;
   if (!isFinalAnswer(c.final.endpoint, { status: answer.status, body: answer.body, jobCompletedBefore }))
     return answer;
-  const kept = finalReads(c.final.endpoint);
-  return {
-    ...answer,
-    final: true,
-    generations: Object.fromEntries(kept.map((tag) => [tag, answer.generations[tag] ?? 0])),
-  };
+  return { ...answer, final: true, generations: {} };
 }
 
 /** Remembers the jobs an answer showed completed (for their annotations); never fails the read. */

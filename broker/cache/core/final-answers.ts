@@ -9,23 +9,20 @@
  *   check-runs/{id}/annotations         the check run was known completed BEFORE the request was sent
  *                                       (the body is a list without a status; `gh run watch` reads it
  *                                       while the run is running, and those answers stay ordinary)
- *   actions/runs/{id}                   the body's `status` is `completed`
- *   actions/runs/{id}/jobs              every job is listed (one page) and every one is `completed`
- *   actions/{jobs,runs}/{id}/logs       any 2xx (a log exists only once the job finished)
- * A completed run (its record, its jobs list) still follows its own run tag (`actions:o/r:run:<id>`):
- * the Actions guard moves that tag only when it sees the run itself move, which for a completed run
- * means a re-run (a new attempt: other jobs, another status). Jobs, annotations and logs follow no
- * tag at all.
+ *   actions/jobs/{id}/logs              any 2xx (a log exists only once the job finished)
+ * A run (its record, its jobs list, its logs) is never final, even completed: a re-run is a new
+ * attempt of the same run id, with other jobs and another status. Kept final behind the run's own tag
+ * they were served up to 561 s stale at 136 sessions, whenever the Actions guard lagged behind a
+ * re-run (docs/BENCHMARKS.md); as ordinary answers their freshness bounds that. Final answers follow
+ * no tag at all.
  */
-import { actionsRunTag, type Tag } from "./facets.js";
-
-export type FinalEndpointKind = "job" | "annotations" | "run" | "run-jobs" | "log";
+export type FinalEndpointKind = "job" | "annotations" | "log";
 
 export interface FinalEndpoint {
   readonly kind: FinalEndpointKind;
   readonly owner: string;
   readonly name: string;
-  /** The job (check run) id for job, annotations and job logs; the run id for run, run-jobs, run logs. */
+  /** The job (check run) id. */
   readonly id: string;
 }
 
@@ -50,12 +47,8 @@ export function finalEndpoint(path: string): FinalEndpoint | undefined {
   if (m) return at("job", m[1]);
   m = /^\/check-runs\/(\d+)\/annotations\/?$/.exec(rest);
   if (m) return at("annotations", m[1]);
-  m = /^\/actions\/(jobs|runs)\/(\d+)\/logs\/?$/.exec(rest);
-  if (m) return at("log", m[2]);
-  m = /^\/actions\/runs\/(\d+)\/?$/.exec(rest);
-  if (m) return at("run", m[1]);
-  m = /^\/actions\/runs\/(\d+)\/jobs\/?$/.exec(rest);
-  if (m) return at("run-jobs", m[1]);
+  m = /^\/actions\/jobs\/(\d+)\/logs\/?$/.exec(rest);
+  if (m) return at("log", m[1]);
   return undefined;
 }
 
@@ -89,22 +82,8 @@ export function isFinalAnswer(endpoint: FinalEndpoint, facts: FinalFacts): boole
     case "annotations":
       return facts.jobCompletedBefore === true;
     case "job":
-    case "run":
       return completed(parse(facts.body));
-    case "run-jobs": {
-      const list = parse(facts.body) as { total_count?: unknown; jobs?: unknown } | undefined;
-      const jobs = Array.isArray(list?.jobs) ? (list.jobs as unknown[]) : undefined;
-      if (!jobs || jobs.length === 0 || list?.total_count !== jobs.length) return false;
-      return jobs.every(completed);
-    }
   }
-}
-
-/** The tags a final answer still follows (none but a run's own tag: a re-run). */
-export function finalReads(endpoint: FinalEndpoint): Tag[] {
-  return endpoint.kind === "run" || endpoint.kind === "run-jobs"
-    ? [actionsRunTag(endpoint.owner, endpoint.name, endpoint.id)]
-    : [];
 }
 
 /**
