@@ -219,7 +219,7 @@ export class BatchScheduler {
       now: this.#clock.now(),
       minPaceMs: tight.minPaceMs,
     });
-    return tightBudgetWindowMs(normal, pressure, tight, tight.stalenessBoundMs);
+    return tightBudgetWindowMs(normal, pressure, tight);
   }
 
   /** Sends what waits (or, with flush: false, rejects it) and waits for every answer in flight. */

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ms } from "../config/schema-parts.js";
 import { DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
+import { STALENESS_BOUND_MS } from "./core/tight-budget.js";
 
 export const batchingSettings = z
   .strictObject({
@@ -43,18 +44,14 @@ export const batchingSettings = z
           ),
         fullAt: z.number().min(0).default(1.2).describe("Spend pressure at which windows reach maxWindowMs."),
         maxWindowMs: ms
-          .max(30_000)
+          .max(STALENESS_BOUND_MS)
           .default(5_000)
-          .describe("The longest a window grows to; never past stalenessBoundMs."),
+          .describe("The longest a window grows to; at most the 30 s staleness bound."),
         minPaceMs: ms
           .default(300_000)
           .describe(
             "The pace behind the spend pressure is measured over at least this long, so a burst at the start of a budget window does not grow every window.",
           ),
-        stalenessBoundMs: ms
-          .max(30_000)
-          .default(30_000)
-          .describe("The staleness bound no grown window passes (an answer waits at most this long)."),
       })
       .prefault({}),
     maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),

@@ -117,8 +117,6 @@ export interface BatchSchedulerOptions {
    */
   readonly tightBudget?:
     | (TightBudgetSettings & {
-        /** No window grows past this (the product's staleness bound). */
-        readonly stalenessBoundMs: number;
         /** The budget window's length (GitHub's primary limits: an hour). */
         readonly budgetWindowMs: number;
       })

@@ -8,6 +8,9 @@
  * longer would reach its agent older than the product allows). Pure.
  */
 
+/** The product's staleness bound: no grown window passes it (and no maxWindowMs may exceed it). */
+export const STALENESS_BOUND_MS = 30_000;
+
 export interface TightBudgetSettings {
   /** Pressure at which the window starts to grow. */
   readonly growFrom: number;
@@ -23,9 +26,8 @@ export function tightBudgetWindowMs(
   normalMs: number,
   pressure: number,
   settings: TightBudgetSettings,
-  stalenessBoundMs: number,
 ): number {
-  const cap = Math.min(settings.maxWindowMs, stalenessBoundMs);
+  const cap = Math.min(settings.maxWindowMs, STALENESS_BOUND_MS);
   if (!(pressure > settings.growFrom) || cap <= normalMs) return normalMs;
   const span = settings.fullAt - settings.growFrom;
   const share = span <= 0 ? 1 : Math.min(1, (pressure - settings.growFrom) / span);

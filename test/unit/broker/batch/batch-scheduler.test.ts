@@ -395,7 +395,6 @@ describe("BatchScheduler with a tight budget (tightBudget)", () => {
     fullAt: 1.2,
     maxWindowMs: 5_000,
     minPaceMs: 300_000,
-    stalenessBoundMs: 30_000,
     budgetWindowMs: 3_600_000,
   };
   /** The first answer reports the budget: `used` spent in the half hour gone, `remaining` left. */

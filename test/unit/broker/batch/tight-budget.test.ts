@@ -38,20 +38,20 @@ describe("spendPressure", () => {
 
 describe("tightBudgetWindowMs", () => {
   it("keeps the class's normal window up to growFrom", () => {
-    expect(tightBudgetWindowMs(600, 0, settings, 30_000)).toBe(600);
-    expect(tightBudgetWindowMs(600, 0.9, settings, 30_000)).toBe(600);
+    expect(tightBudgetWindowMs(600, 0, settings)).toBe(600);
+    expect(tightBudgetWindowMs(600, 0.9, settings)).toBe(600);
   });
 
   it("grows linearly from growFrom to maxWindowMs at fullAt, and stays there beyond", () => {
-    expect(tightBudgetWindowMs(600, 1.05, settings, 30_000)).toBe(2_800);
-    expect(tightBudgetWindowMs(600, 1.2, settings, 30_000)).toBe(5_000);
-    expect(tightBudgetWindowMs(600, 4, settings, 30_000)).toBe(5_000);
-    expect(tightBudgetWindowMs(600, Number.POSITIVE_INFINITY, settings, 30_000)).toBe(5_000);
+    expect(tightBudgetWindowMs(600, 1.05, settings)).toBe(2_800);
+    expect(tightBudgetWindowMs(600, 1.2, settings)).toBe(5_000);
+    expect(tightBudgetWindowMs(600, 4, settings)).toBe(5_000);
+    expect(tightBudgetWindowMs(600, Number.POSITIVE_INFINITY, settings)).toBe(5_000);
   });
 
   it("never passes the staleness bound, and never shrinks a window already longer than the cap", () => {
-    expect(tightBudgetWindowMs(600, 2, { ...settings, maxWindowMs: 60_000 }, 30_000)).toBe(30_000);
-    expect(tightBudgetWindowMs(8_000, 2, settings, 30_000)).toBe(8_000);
+    expect(tightBudgetWindowMs(600, 2, { ...settings, maxWindowMs: 60_000 })).toBe(30_000);
+    expect(tightBudgetWindowMs(8_000, 2, settings)).toBe(8_000);
   });
 
   it("ships growFrom 0.9, fullAt 1.2, maxWindowMs 5 s, bounded by 30 s", () => {
@@ -61,7 +61,6 @@ describe("tightBudgetWindowMs", () => {
       fullAt: 1.2,
       maxWindowMs: 5_000,
       minPaceMs: 300_000,
-      stalenessBoundMs: 30_000,
     });
   });
 });
