@@ -16,7 +16,7 @@ export interface UpstreamKeys {
   readonly endpoints: string;
   /** HASH job id → what it waits for ("code|session|endpoint|until|since"), for the views. */
   readonly waits: string;
-  /** Epoch ms of the last mutation sent (spaceOut-1.lua). */
+  /** Epoch ms of the last mutation sent (startWrite-2.lua). */
   readonly lastMutation: string;
   /** ZSET "<lane>:<jobId>" → when to promote it. */
   readonly aging: string;

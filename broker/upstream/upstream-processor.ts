@@ -8,9 +8,9 @@
  *     creation over 80/min–500/h → the job is delayed until it may go (DelayedError), or, when
  *     that is after its deadline, answered at once: AO_ERR_UPSTREAM_PACED with the seconds to
  *     wait (a 429 with retry-after at the gateway). The script records what the job waits for.
- *  3. A mutation waits for its spacing (spaceOut-1.lua). Only then, immediately before the send,
- *     a write sets its "started" marker (SET NX): if the marker already exists, an earlier run of
- *     this very job began sending, so the outcome is unknown and it is NOT sent again. A write
+ *  3. A write waits for its spacing and, in the same script, sets its "started" marker
+ *     (startWrite-2.lua), immediately before the send: if the marker already exists, an earlier
+ *     run of this very job began sending, so the outcome is unknown and it is NOT sent again. A write
  *     whose broker died is run again by a survivor (upstream-queue.ts, WRITE_STALLS_OUTLIVED):
  *     marker absent → it never left, and is sent once; marker present → outcome unknown (checked
  *     first, before the deadline and the pacing).
@@ -73,6 +73,12 @@ export interface JobOutcome {
   readonly status?: number;
   readonly code?: string;
 }
+
+/**
+ * How long a write's "started" marker outlives its deadline: long enough for any broker that takes
+ * the job over (a stalled write is re-run within BullMQ's stall checks) to find it.
+ */
+const STARTED_MARKER_GRACE_MS = 600_000;
 
 const PACE_GO = "0";
 const PACE_PAUSED = "1";
@@ -211,15 +217,21 @@ export function createProcessor(deps: ProcessorDeps) {
     return h.until;
   };
 
-  /** Waits until the last mutation (any broker) was sent at least mutationSpacingMs ago. */
-  const spaceOut = async (): Promise<void> => {
+  /**
+   * Waits until the last write (any broker) started at least mutationSpacingMs ago, then records
+   * this start and sets the job's "started" marker in the same script (startWrite-2.lua). False
+   * when the marker was already there: an earlier run of this job began sending.
+   */
+  const startWrite = async (id: string, deadlineAt: number): Promise<boolean> => {
     for (;;) {
+      const ttl = Math.max(0, deadlineAt - Date.now()) + STARTED_MARKER_GRACE_MS;
       const r = (await deps.scripts.run(
-        "spaceOut",
-        [keys.lastMutation],
-        [0, policy.mutationSpacingMs],
+        "startWrite",
+        [keys.lastMutation, keys.started(id)],
+        [0, policy.mutationSpacingMs, ttl, deps.instanceId],
       )) as string[];
-      if (r[0] === "0") return;
+      if (r[0] === "0") return true;
+      if (r[0] === "2") return false;
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, Number(r[1]) - Number(r[2]))));
     }
   };
@@ -296,15 +308,10 @@ export function createProcessor(deps: ProcessorDeps) {
       throw new DelayedError();
     }
 
-    // Last thing before the wire, so the gap holds where GitHub measures it.
-    if (data.mutation) await spaceOut();
-    // The marker goes on only now, with nothing left between it and the send: a broker that dies
-    // while pacing (above) has sent nothing, and the run that takes its job over must send it.
-    if (data.lane === "writes") {
-      const ttl = Math.max(0, data.deadlineAt - Date.now()) + 600_000;
-      const fresh = await redis.set(keys.started(id), deps.instanceId, "PX", ttl, "NX");
-      if (fresh !== "OK") return unknownRerun(job);
-    }
+    // Last thing before the wire, so the gap holds where GitHub measures it; the marker goes on
+    // in the same script, with nothing left between it and the send: a broker that dies while
+    // pacing (above) has sent nothing, and the run that takes its job over must send it.
+    if (data.lane === "writes" && !(await startWrite(id, data.deadlineAt))) return unknownRerun(job);
     const notPerformed = async () => {
       if (data.lane === "writes") await redis.del(keys.started(id));
     };

@@ -236,7 +236,7 @@ export class UpstreamQueue {
     });
     const scripts = new LuaScripts(
       redis,
-      ["takePace-7.lua", "holdUntil-1.lua", "spaceOut-1.lua"],
+      ["takePace-7.lua", "holdUntil-1.lua", "startWrite-2.lua"],
       UpstreamErrors.AO_ERR_UPSTREAM_SCRIPT_FAILED,
     );
     this.#scripts = scripts;

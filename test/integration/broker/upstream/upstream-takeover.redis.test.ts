@@ -5,7 +5,7 @@
  * present → it may have left, so the caller is told AO_ERR_WRITE_OUTCOME_UNKNOWN and nothing is
  * sent again. (A broker killed in the middle of the send: upstream-retries.redis.test.ts.)
  *
- * The dying broker is a child process (crash-worker.ts) held in its mutation spacing (spaceOut):
+ * The dying broker is a child process (crash-worker.ts) held in its mutation spacing (startWrite-2.lua):
  * the test moves the last-mutation time ahead, so the child has taken the job but not sent it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -18,7 +18,7 @@ import { startTestRedis, type TestRedis } from "../../../support/redis.js";
 import { FakeUpstream } from "./fake-upstream.js";
 import { post, QueueHarness, sleep } from "./queue-harness.js";
 
-/** How long the dying broker is held in spaceOut: ample time to see it pacing and kill it. */
+/** How long the dying broker is held in its spacing: ample time to see it pacing and kill it. */
 const HOLD_MS = 2_500;
 /** Pacing for both brokers, small so the hold above is the only wait (settings, not defaults). */
 const PACING = { mutationSpacingMs: 100, lockDurationMs: 1_000, stalledIntervalMs: 300 };
@@ -75,7 +75,7 @@ async function startDyingBroker(): Promise<ChildProcess> {
 
 const tag = () => `{${h.prefix}:up}`;
 
-/** Submits a write the dying broker takes and holds in spaceOut; resolves with its job id. */
+/** Submits a write the dying broker takes and holds in its spacing; resolves with its job id. */
 async function writeHeldInPacing(): Promise<{ id: string; outcome: Promise<unknown> }> {
   child = await startDyingBroker();
   await inspect.set(`${tag()}:mutation:last`, String(Date.now() + HOLD_MS));
@@ -114,7 +114,7 @@ describe("a write whose broker died while running it", () => {
 
   it("answers outcome unknown and sends nothing when its broker died after setting the marker", async () => {
     const { id, outcome } = await writeHeldInPacing();
-    // The dying broker's SET NX, as if it had died between the marker and the bytes leaving.
+    // The dying broker's marker, as if it had died between the marker and the bytes leaving.
     await inspect.set(`${tag()}:started:${id}`, "dead-broker", "PX", 60_000);
     await kill(child!);
     // The next mutation may only go in a minute: the survivor must check the marker first, not
