@@ -72,7 +72,9 @@ describe("gateway", () => {
 
   describe("when 50 identical requests arrive at once", () => {
     it("sends one REST call upstream and splits its cost among the 50", async () => {
-      upstream.delayMs = 100;
+      // Long enough that all 50 reach the broker while the one flight is still out, even on a
+      // loaded machine (at 100 ms a late arrival found the answer cached: a HIT, not COALESCED).
+      upstream.delayMs = 750;
       const answers = await Promise.all(
         Array.from({ length: 50 }, () => rawRequest(stack.port, { path: PR1, headers: auth() })),
       );
