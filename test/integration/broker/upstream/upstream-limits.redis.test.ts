@@ -151,8 +151,11 @@ describe("GitHub's limits in the upstream queue", () => {
       await Promise.all([a, b, a, b].map((q) => q.submit(post("/w"))));
       const times = fake.hits.map((x) => x.at).sort((x, y) => x - y);
       expect(times).toHaveLength(4);
-      // Granted ≥ 400 ms apart right before sending; arrival adds scheduling jitter on a busy machine.
-      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(340);
+      // Granted ≥ 400 ms apart right before sending; arrival adds scheduling jitter on a busy machine
+      // (a late send shortens the next gap: 285 ms was seen under load). Unspaced, the four would
+      // arrive within a few ms: the span holds the three gaps, each gap at least half of one.
+      expect(times[3]! - times[0]!).toBeGreaterThanOrEqual(3 * 400 - 60);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(200);
     });
 
     it("holds GraphQL queries over the points-per-minute limit instead of sending them", async () => {
