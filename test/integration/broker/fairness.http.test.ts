@@ -1,8 +1,8 @@
 /**
  * Issue 3's budget scenario through the whole broker: the simulator allows 20 GraphQL points per
- * 20-second window; five sessions hammer it, one of them greedy (four loops at once). Nobody sees a
+ * 10-second window; five sessions hammer it, one of them greedy (four loops at once). Nobody sees a
  * rate-limit error (calls wait for the refill), nothing is lost, and no session gets less than its
- * fair share −10 % while the greedy one pushes. Real time: two windows, ~45 s.
+ * fair share −10 % while the greedy one pushes. Real time: two windows, ~23 s.
  */
 import { Octokit } from "@octokit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ let broker: BrokerUnderTest;
 
 beforeAll(async () => {
   redis = await startTestRedis();
-  sim = await startSimulator({ port: 0, limits: { graphql: 20 }, windowSeconds: 20 });
+  sim = await startSimulator({ port: 0, limits: { graphql: 20 }, windowSeconds: 10 });
   broker = await startBrokerUnderTest({
     redisUrl: redis.url,
     prefix: redis.prefix(),
@@ -48,7 +48,7 @@ describe("the budget under contention", () => {
     const served = new Map<string, number>();
     const failures: string[] = [];
     let issued = 0;
-    const runFor = 42_000;
+    const runFor = 21_000;
     const stopAt = Date.now() + runFor;
     let seq = 0;
     const loop = async (session: (typeof sessions)[number]) => {
