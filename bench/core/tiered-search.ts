@@ -13,6 +13,7 @@
  * is tried instead, so the time goes where the boundary is. Pure: costs come from the caller.
  */
 import {
+  boldSessions,
   bracketClosed,
   nextSessions,
   type SearchOptions,
@@ -182,7 +183,10 @@ function confirmStep(
   else if (firstAt >= 1) want = Math.min(options.search.max, Math.round(firstAt));
   if (want === undefined) return { step: undefined };
   const seconds = costs.confirm(want);
-  if (seconds <= remainingS) return { step: { sessions: want, tier: "confirm" } };
+  if (seconds <= remainingS) {
+    const bold = boldStep(searchPoints, own, options.search, want, remainingS, costs.confirm);
+    return { step: { sessions: bold ?? want, tier: "confirm" } };
+  }
   const wanted = { sessions: want, tier: "confirm" as const, seconds };
   const best = sessionsToBudget(own.length === 0 ? [] : searchPoints);
   const tried = new Set(own.map((p) => p.sessions));
@@ -191,6 +195,31 @@ function confirmStep(
   if (instead !== undefined && worthIt(instead, best, options.search))
     return { step: { sessions: instead, tier: "confirm" }, wanted };
   return { step: undefined, wanted };
+}
+
+/**
+ * While every step has passed, a step past the predicted boundary instead of the safe one, when
+ * the safe one still fits after it (so a failure there costs a step, not the answer): from the
+ * broker's full-run steps of 1de3df9 replayed, 5 → 124 in its 822 s instead of 5 → 61 → 104
+ * (and, as recorded, 5 → 20 → 80 → 136 failing): the prediction from 5 sessions is low by ×2
+ * (docs/decisions/0022).
+ */
+function boldStep(
+  searchPoints: readonly SearchPoint[],
+  own: readonly TieredPoint[],
+  search: SearchOptions,
+  safe: number,
+  remainingS: number,
+  cost: (n: number) => number,
+): number | undefined {
+  if (own.length === 0) return undefined;
+  const bold = boldSessions(searchPoints, search);
+  if (bold === undefined || bold <= safe) return undefined;
+  const tried = new Set(own.map((p) => p.sessions));
+  // Held back for the step after a failure: the safe count, and at least one worth a step.
+  const best = sessionsToBudget(searchPoints);
+  const reserve = Math.max(safe, Math.floor(best + Math.max(1, best * search.relativeTolerance)) + 1);
+  return affordable(safe, bold + 1, remainingS - cost(reserve), cost, tried);
 }
 
 export function tieredAnswer(points: readonly TieredPoint[], options: TieredOptions): TieredAnswer {

@@ -173,11 +173,16 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
       { sessions: 5, tier: "confirm", pass: true, usage: 0.14 },
       { sessions: 20, tier: "confirm", pass: true, usage: 0.36 },
     ];
-    // The usage points at ~61 (186 s); only 150 s are left: the largest count that fits.
-    expect(nextTieredStep(points, full, fullCost, 1000).step).toEqual({ sessions: 61, tier: "confirm" });
+    // The usage predicts ~64: the safe step is 60 (183 s); with the time for it after a failure,
+    // a bold one past the prediction (64 × 1.64 = 104, 315 s), or as far as the time leaves
+    // room for the safe one (400 s: 71); without it, the safe one; with 150 s, the largest count
+    // that fits.
+    expect(nextTieredStep(points, full, fullCost, 1000).step).toEqual({ sessions: 104, tier: "confirm" });
+    expect(nextTieredStep(points, full, fullCost, 400).step).toEqual({ sessions: 71, tier: "confirm" });
+    expect(nextTieredStep(points, full, fullCost, 300).step).toEqual({ sessions: 60, tier: "confirm" });
     const instead = nextTieredStep(points, full, fullCost, 150);
     expect(instead.step?.sessions).toBe(49);
-    expect(instead.wanted?.sessions).toBe(61);
+    expect(instead.wanted?.sessions).toBe(60);
     expect(fullCost.confirm(49)).toBeLessThanOrEqual(150);
   });
 });
