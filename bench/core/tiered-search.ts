@@ -102,12 +102,21 @@ function affordable(
  */
 export const SHORT_WINDOW_DISCOUNT = 0.7;
 
-/** Where the first confirmation goes: the scouts' answer, lowered to where its usage leaves the margin. */
-export function firstConfirmation(scouts: readonly SearchPoint[]): number {
+/**
+ * Where the scouts' usage, discounted, reaches 100 % on the line from the origin through their
+ * largest pass (rounded: 2 sessions at 70.2 % is 1.99, and confirming 1 first cost the proxy a
+ * 22 s step in docs/bench/quick-1de3df9-idle.json). Infinity when no usage is known.
+ */
+function scoutsReach(scouts: readonly SearchPoint[]): number {
   const best = sessionsToBudget(scouts);
   const usage = scouts.findLast((p) => p.sessions === best)?.usage;
-  if (best === 0 || usage === undefined || !(usage > 0)) return best;
-  return Math.max(1, Math.min(best, Math.floor((best * SHORT_WINDOW_DISCOUNT) / usage)));
+  if (best === 0 || usage === undefined || !(usage > 0)) return Number.POSITIVE_INFINITY;
+  return Math.max(1, Math.round((best * SHORT_WINDOW_DISCOUNT) / usage));
+}
+
+/** Where the first confirmation goes: the scouts' answer, lowered to where its usage leaves the margin. */
+export function firstConfirmation(scouts: readonly SearchPoint[]): number {
+  return Math.min(sessionsToBudget(scouts), scoutsReach(scouts));
 }
 
 /** A substitute is worth a step only past the tolerance above the best pass. */
@@ -115,25 +124,27 @@ const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
   best === 0 || n > best + Math.max(1, best * search.relativeTolerance);
 
 /**
- * While every scout passed, the next scout goes straight to the largest count whose scouting step
- * and confirmation both fit the time left (not past the ceiling): the confirmation is the step
- * that decides, and it can go no higher than the scouts passed, so a scout below that count spends
- * the time the confirmation needed. Short windows' usage is no guide while growing: at 5 and 20
- * sessions the broker's scouts aimed at 95 and 305 where the full run's boundary was ~125
- * (docs/decisions/0018). Once a scout fails, the usage brackets the boundary as before.
+ * While every scout has passed, the confirmation goes straight to the largest count that fits the
+ * time left (not past the ceiling), without a scout at that count first, capped where the scouts'
+ * usage, discounted and extrapolated from the origin, reaches 100 % (`scoutsReach`): under
+ * concave usage that line overstates what a larger count spends. At 200 requests/s a
+ * confirmation at N costs ~2.2·N wall seconds, so the time bounds the count, and a scout there
+ * (~0.6·N s: 37-45 s at 56-63 sessions) is time the confirmation could have used: it guarded the
+ * budget, but a 120 s scout understated the confirmation's usage by 8-50 % at the same count
+ * (docs/bench/quick-1de3df9-*.json: 0.234 against 0.464 at 56; quick-f7be502-*: 0.324 against
+ * 0.587 at 55-56), so it rarely caught one. Once a scout fails, the usage brackets the boundary as
+ * before (docs/decisions/0022, which amends 0018).
  */
-function climbTo(
+function straightConfirmation(
   scouts: readonly SearchPoint[],
   search: SearchOptions,
   remainingS: number,
-  both: (n: number) => number,
-  tried: ReadonlySet<number>,
+  confirm: (n: number) => number,
 ): number | undefined {
   const best = sessionsToBudget(scouts);
-  if (best === 0 || scouts.some((p) => !p.pass) || scouts.length >= search.maxSteps) return undefined;
-  const top = Math.min(search.max, search.ceiling ?? search.max);
-  const n = affordable(best, top + 1, remainingS, both, tried);
-  return n !== undefined && worthIt(n, best, search) ? n : undefined;
+  if (best === 0 || scouts.some((p) => !p.pass)) return undefined;
+  const top = Math.min(search.max, search.ceiling ?? search.max, scoutsReach(scouts));
+  return affordable(0, top + 1, remainingS, confirm, new Set());
 }
 
 export function nextTieredStep(
@@ -148,13 +159,12 @@ export function nextTieredStep(
   if (confirmed.length > 0) return confirmStep(points, options, costs, remainingS, 0);
   const scouts = points.filter((p) => p.tier === "scout").map(scoutGuide);
   const best = sessionsToBudget(scouts);
+  const straight = straightConfirmation(scouts, search, remainingS, costs.confirm);
+  if (straight !== undefined) return { step: { sessions: straight, tier: "confirm" } };
   const want = nextSessions(scouts, search);
   // A scouting step only when the confirmation of its count still fits after it.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
   const tried = new Set(scouts.map((p) => p.sessions));
-  const climb = climbTo(scouts, search, remainingS, both, tried);
-  if (climb !== undefined && (want === undefined || climb > want))
-    return { step: { sessions: climb, tier: "scout" } };
   if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
   if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);

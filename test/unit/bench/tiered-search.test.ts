@@ -93,7 +93,7 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(spent).toBeLessThanOrEqual(70);
   });
 
-  it("the broker at 400 requests/s: scouts 5, climbs straight to the largest count whose confirmation fits, confirms it within 15 % of the boundary", () => {
+  it("the broker at 400 requests/s: scouts 5, then confirms straight at the largest count that fits, within 15 % of the boundary", () => {
     // The quick plan at 400 requests/s (core/step-plan.ts): every scout 120 s, ×≤30.
     const scale400 = (n: number) => Math.min(30, 600 / n);
     const costs: TieredCosts = {
@@ -113,20 +113,46 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
       const usage = sessions / (tier === "scout" ? 165 : 125);
       points.push({ sessions, tier, pass: usage <= 1, usage, budgetOnly: usage > 1 });
     }
-    const steps = points.map((p) => `${p.tier} ${p.sessions}`);
-    expect(steps.slice(0, 1)).toEqual(["scout 5"]);
+    expect(points[0]).toMatchObject({ sessions: 5, tier: "scout" });
     const top = points[1];
-    expect(top?.tier).toBe("scout");
-    // The second scout is the largest count whose scout and confirmation both fit what was left.
+    expect(top?.tier).toBe("confirm");
+    // The largest count whose confirmation fits what was left, below where the scout's usage
+    // (5 ÷ 165 = 3 %), discounted by 0.7 and extrapolated from the origin, reaches 100 % (116).
     const left = budget - costs.scout(5);
-    expect(costs.scout(top?.sessions ?? 0) + costs.confirm(top?.sessions ?? 0)).toBeLessThanOrEqual(left);
-    const next = (top?.sessions ?? 0) + 1;
-    expect(costs.scout(next) + costs.confirm(next)).toBeGreaterThan(left);
+    const n = top?.sessions ?? 0;
+    expect(costs.confirm(n)).toBeLessThanOrEqual(left);
+    expect(n === 116 || costs.confirm(n + 1) > left).toBe(true);
     expect(spent).toBeLessThanOrEqual(budget);
     const answer = tieredAnswer(points, options);
     expect(answer.sessions).toBeGreaterThanOrEqual(Math.ceil(125 * 0.85));
     expect(answer.sessions).toBeLessThanOrEqual(125);
-    expect(points.filter((p) => p.tier === "confirm").map((p) => p.pass)).toEqual([true]);
+    expect(points.filter((p) => p.tier === "confirm").every((p) => p.pass)).toBe(true);
+  });
+
+  it("at 200 requests/s with a quick run's ~195 s for the broker: scout 5, confirm 84, no scout at the top", () => {
+    const points: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.03 }];
+    const next = nextTieredStep(
+      points,
+      { ...QUICK, search: { ...QUICK.search, ceiling: 270 } },
+      COSTS,
+      195 - 7,
+    );
+    expect(next.step?.tier).toBe("confirm");
+    const n = next.step?.sessions ?? 0;
+    expect(COSTS.confirm(n)).toBeLessThanOrEqual(188);
+    expect(COSTS.confirm(n + 1)).toBeGreaterThan(188);
+    // A scout whose usage says the count is near the budget caps it: 5 × 0.7 ÷ 0.07 = 50.
+    const hot: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.07 }];
+    expect(nextTieredStep(hot, QUICK, COSTS, 188).step).toEqual({ sessions: 50, tier: "confirm" });
+  });
+
+  it("confirms the scouts' answer where rounding alone would lower it (2 sessions at 70.2 %: 2, not 1)", () => {
+    const points: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: false, usage: 1.82, budgetOnly: true },
+      { sessions: 2, tier: "scout", pass: true, usage: 0.702 },
+      { sessions: 3, tier: "scout", pass: false, usage: 1.27, budgetOnly: true },
+    ];
+    expect(nextTieredStep(points, QUICK, COSTS, 60).step).toEqual({ sessions: 2, tier: "confirm" });
   });
 
   it("a scout that fails ends the climb: the usage brackets the boundary as before", () => {
