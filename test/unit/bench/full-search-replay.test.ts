@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createRng } from "../../../bench/core/rng.js";
 import { DEFAULT_SEARCH } from "../../../bench/core/session-search.js";
 import { expectedStepSeconds, FULL_PLAN, stepTiming } from "../../../bench/core/step-plan.js";
 import {
@@ -64,7 +65,7 @@ const FULL: TieredOptions = {
   maxConfirmSteps: DEFAULT_SEARCH.maxSteps,
 };
 
-function replay(file: string, budgetS = 1260) {
+function replay(file: string, noise: () => number = () => 1, budgetS = 1260) {
   const report = JSON.parse(
     readFileSync(new URL(`../../../docs/bench/${file}`, import.meta.url), "utf8"),
   ) as {
@@ -85,7 +86,7 @@ function replay(file: string, budgetS = 1260) {
       if (!next.step) break;
       const n = next.step.sessions;
       elapsed += stepSeconds(n);
-      const usage = (n * spend(n)) / BUDGET;
+      const usage = ((n * spend(n)) / BUDGET) * noise();
       points.push({ sessions: n, tier: "confirm", pass: usage <= 1, usage, budgetOnly: usage > 1 });
     }
     const answer = tieredAnswer(points, FULL);
@@ -104,16 +105,17 @@ function replay(file: string, budgetS = 1260) {
 describe("the full run's search over recorded full runs (--time-budget-s 1260)", () => {
   it.each([
     // Recorded: 5, 20, 80 (pass), 136 (fail on points), "≥ 80"; the model's boundary 126.
-    { name: "1de3df9", file: "full-1de3df9.json", broker: [5, 124] },
+    { name: "1de3df9", file: "full-1de3df9.json", broker: [5, 124], answer: 124 },
     // Recorded: 5, 20, 80, 123 (4,998 points/h), "≥ 123", the model's edge: flat past it.
-    { name: "c7c0964", file: "full-c7c0964.json", broker: [5, 106, 116] },
+    { name: "c7c0964", file: "full-c7c0964.json", broker: [5, 106, 116], answer: 116 },
     // Recorded: 5, 20, 60 (pass), 77 (fail), "≥ 60"; the boundary 72.
-    { name: "3af4c7f", file: "full-3af4c7f.json", broker: [5, 67, 76, 72] },
+    { name: "3af4c7f", file: "full-3af4c7f.json", broker: [5, 67, 76, 72], answer: 72 },
     // Recorded: 5, 20, 80 (fail), 40, 57, "≥ 57"; the boundary 74.
-    { name: "0bbac10", file: "full-0bbac10.json", broker: [5, 68, 78, 75] },
-  ])("$name: within 10 % of the boundary, a count that passed, in the time", ({ file, broker }) => {
+    { name: "0bbac10", file: "full-0bbac10.json", broker: [5, 68, 78, 75], answer: 68 },
+  ])("$name: within 10 % of the boundary, a count that passed, in the time", ({ file, broker, answer }) => {
     const out = replay(file);
     expect(out.broker.steps).toEqual(broker);
+    expect(out.broker.answer).toBe(answer);
     expect(out.broker.answer).toBeLessThanOrEqual(out.broker.truth);
     expect(out.broker.answer).toBeGreaterThanOrEqual(out.broker.truth * 0.9);
     for (const arm of ["direct", "proxy"] as const) {
@@ -122,4 +124,25 @@ describe("the full run's search over recorded full runs (--time-budget-s 1260)",
       expect(out[arm].bound).toBe("exact");
     }
   });
+
+  it.each([
+    { name: "1de3df9", file: "full-1de3df9.json" },
+    { name: "c7c0964", file: "full-c7c0964.json" },
+    { name: "3af4c7f", file: "full-3af4c7f.json" },
+    { name: "0bbac10", file: "full-0bbac10.json" },
+  ])(
+    "$name with ±4 % noise on every step's usage: the median figure within 10 % of the boundary",
+    ({ file }) => {
+      const rng = createRng(22);
+      const ratios: number[] = [];
+      for (let draw = 0; draw < 50; draw++) {
+        const out = replay(file, () => 1 + 0.04 * (2 * rng.next() - 1));
+        ratios.push(out.broker.answer / out.broker.truth);
+      }
+      ratios.sort((a, b) => a - b);
+      expect(ratios[25]).toBeGreaterThanOrEqual(0.9);
+      // Noise can pass a count past the model's boundary, never by more than it allows.
+      expect(ratios.at(-1)).toBeLessThanOrEqual(1.1);
+    },
+  );
 });
