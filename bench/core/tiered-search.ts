@@ -125,15 +125,17 @@ const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
 
 /**
  * While every scout has passed, the confirmation goes straight to the largest count that fits the
- * time left (not past the ceiling), without a scout at that count first, capped where the scouts'
- * usage, discounted and extrapolated from the origin, reaches 100 % (`scoutsReach`): under
- * concave usage that line overstates what a larger count spends. At 200 requests/s a
+ * time left (not past the ceiling), without a scout at that count first, when the scouts' usage,
+ * discounted and extrapolated from the origin, does not reach 100 % below it (`scoutsReach`: under
+ * concave usage that line overstates what a larger count spends). At 200 requests/s a
  * confirmation at N costs ~2.2·N wall seconds, so the time bounds the count, and a scout there
  * (~0.6·N s: 37-45 s at 56-63 sessions) is time the confirmation could have used: it guarded the
  * budget, but a 120 s scout understated the confirmation's usage by 8-50 % at the same count
  * (docs/bench/quick-1de3df9-*.json: 0.234 against 0.464 at 56; quick-f7be502-*: 0.324 against
- * 0.587 at 55-56), so it rarely caught one. Once a scout fails, the usage brackets the boundary as
- * before (docs/decisions/0022, which amends 0018).
+ * 0.587 at 55-56), so it rarely caught one. When the scouts' reach is below what fits, the climb
+ * through a scout at the top (`climbTo`) decides as before: a 120 s scout at 5 sessions measured
+ * 2.4-10 % of the budget on one commit, and confirming at the reach of the 10 % one (34) left the
+ * broker at 45 where the climb had given 56-63 (docs/decisions/0022, which amends 0018).
  */
 function straightConfirmation(
   scouts: readonly SearchPoint[],
@@ -143,8 +145,29 @@ function straightConfirmation(
 ): number | undefined {
   const best = sessionsToBudget(scouts);
   if (best === 0 || scouts.some((p) => !p.pass)) return undefined;
-  const top = Math.min(search.max, search.ceiling ?? search.max, scoutsReach(scouts));
-  return affordable(0, top + 1, remainingS, confirm, new Set());
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const n = affordable(0, top + 1, remainingS, confirm, new Set());
+  return n !== undefined && n <= scoutsReach(scouts) ? n : undefined;
+}
+
+/**
+ * Otherwise, while every scout passed, the next scout goes to the largest count whose scouting
+ * step and confirmation both fit the time left (not past the ceiling): the confirmation can go no
+ * higher than the scouts passed, so a scout below that count spends the time the confirmation
+ * needed (docs/decisions/0018). Once a scout fails, the usage brackets the boundary.
+ */
+function climbTo(
+  scouts: readonly SearchPoint[],
+  search: SearchOptions,
+  remainingS: number,
+  both: (n: number) => number,
+  tried: ReadonlySet<number>,
+): number | undefined {
+  const best = sessionsToBudget(scouts);
+  if (best === 0 || scouts.some((p) => !p.pass) || scouts.length >= search.maxSteps) return undefined;
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const n = affordable(best, top + 1, remainingS, both, tried);
+  return n !== undefined && worthIt(n, best, search) ? n : undefined;
 }
 
 export function nextTieredStep(
@@ -165,6 +188,9 @@ export function nextTieredStep(
   // A scouting step only when the confirmation of its count still fits after it.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
   const tried = new Set(scouts.map((p) => p.sessions));
+  const climb = climbTo(scouts, search, remainingS, both, tried);
+  if (climb !== undefined && (want === undefined || climb > want))
+    return { step: { sessions: climb, tier: "scout" } };
   if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
   if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
