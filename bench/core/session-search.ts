@@ -16,7 +16,8 @@
  *   failure there closes the bracket. × `growth` only when no usage is known; never past the
  *   ceiling the profile allows while below it. A caller with time to spare may go bolder
  *   (`boldSessions`, tiered-search.ts);
- * - shrinking: the failure's usage, N ÷ usage × 0.9 (a high estimate when usage is concave);
+ * - shrinking: the failure's usage, N ÷ usage rounded, then × 0.9 (a high estimate when usage is
+ *   concave);
  * - bracketed: interpolation between the pass's and the failure's usage where it crosses 100 %,
  *   kept inside the middle of the gap (so a bad estimate still halves it); the geometric mean when
  *   the failure was not the budget's (a staleness or wait criterion says nothing about where).
@@ -170,7 +171,14 @@ function shrinkCandidate(
   options: SearchOptions,
 ): number {
   if (fail?.budgetOnly && known(fail.usage) && fail.usage > 1) {
-    const aimed = Math.floor((smallestFail / fail.usage) * SHRINK_AIM);
+    // First the count nearest the failure's linear estimate: direct at 5 sessions spends 183 % →
+    // 2.7 → 3, which fails at ~116 % and leaves 2 as the only count to try, which a quick run
+    // then confirms without scouting it (tiered-search.ts); then 0.9 × the estimate, which
+    // is high under concave usage.
+    const estimate = smallestFail / fail.usage;
+    const near = Math.round(estimate);
+    if (near >= 1 && near < smallestFail && !tried.has(near)) return near;
+    const aimed = Math.floor(estimate * SHRINK_AIM);
     const candidate = Math.max(1, Math.min(smallestFail - 1, aimed));
     if (!tried.has(candidate)) return candidate;
   }

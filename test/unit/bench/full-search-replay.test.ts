@@ -119,7 +119,8 @@ describe("the full run's search over recorded full runs (--time-budget-s 1260)",
     expect(out.broker.answer).toBeLessThanOrEqual(out.broker.truth);
     expect(out.broker.answer).toBeGreaterThanOrEqual(out.broker.truth * 0.9);
     for (const arm of ["direct", "proxy"] as const) {
-      expect(out[arm].steps).toEqual([5, 2, 3]);
+      // 5 and 3 over budget, 2 within: three steps, as 5, 2, 3 took.
+      expect(out[arm].steps).toEqual([5, 3, 2]);
       expect(out[arm].answer).toBe(out[arm].truth);
       expect(out[arm].bound).toBe("exact");
     }

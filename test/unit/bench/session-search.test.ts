@@ -74,10 +74,12 @@ function usageSearch(boundary: number, options = DEFAULT_SEARCH): number[] {
 }
 
 describe("nextSessions with the budget's usage", () => {
-  it("aims at the boundary the usage points to: the direct arm's 5 → 2 → 3, not 5 → 1 → 2 → 3", () => {
-    // Direct at 5 sessions spends ~9,600 points/h (usage 1.93); the boundary is between 2 and 3.
-    const tried = usageSearch(2.6);
-    expect(tried).toEqual([5, 2, 3]);
+  it("aims at the boundary the usage points to: the direct arm's 5 → 3 → 2, not 5 → 1 → 2 → 3", () => {
+    // Direct at 5 sessions spends ~9,600 points/h (usage 1.93); the boundary is between 2 and 3:
+    // the count nearest 5 ÷ 1.93 first, then the one below.
+    expect(usageSearch(2.6)).toEqual([5, 3, 2]);
+    // Nearer 2: 2 first, then 3 closes the bracket.
+    expect(usageSearch(2.2)).toEqual([5, 2, 3]);
   });
 
   it("after the first failure, narrows the bracket where the usage crosses 100 %", () => {
