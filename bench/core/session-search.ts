@@ -9,8 +9,8 @@
  * where the boundary is likely to be, from the share of the budget the steps used (`usage`):
  * - growing: aimed at the boundary the passes predict (`predictedBoundary`), lowered 5 % for the
  *   noise of one step's usage, not grown by a factor: the spend per session falls as a broker
- *   shares more (the broker's 78, 60, 41 and 39 points per session-hour at 5, 20, 80 and 120
- *   sessions), so usage is concave in N and every line through two measured points (the origin
+ *   shares more (the broker's 78, 60, 41 and 39 points per session-hour at 5, 20, 80 and
+ *   120-136 sessions), so usage is concave in N and every line through two measured points (the origin
  *   and the largest pass; the two largest passes) crosses 100 % below the true boundary. When
  *   that aim is within the tolerance of the pass, the step goes to the tolerance's edge, so a
  *   failure there closes the bracket. × `growth` only when no usage is known; never past the
@@ -63,8 +63,8 @@ export interface SearchPoint {
 
 /**
  * Aim this far inside the predicted boundary while growing: one step's usage varies by a few
- * per cent between runs of one commit (the broker at 120 sessions: 4,650 and 4,998 points/h on
- * two commits a merge apart); the prediction itself is already low (concave usage).
+ * per cent (the broker near 120 sessions spent 38.8 and 40.6 points per session-hour on two
+ * commits a merge apart); the prediction itself is already low (concave usage).
  */
 export const PREDICT_SAFETY = 0.95;
 /**
