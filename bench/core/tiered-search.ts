@@ -13,6 +13,7 @@
  * is tried instead, so the time goes where the boundary is. Pure: costs come from the caller.
  */
 import {
+  boldSessions,
   bracketClosed,
   nextSessions,
   type SearchOptions,
@@ -101,12 +102,21 @@ function affordable(
  */
 export const SHORT_WINDOW_DISCOUNT = 0.7;
 
-/** Where the first confirmation goes: the scouts' answer, lowered to where its usage leaves the margin. */
-export function firstConfirmation(scouts: readonly SearchPoint[]): number {
+/**
+ * Where the scouts' usage, discounted, reaches 100 % on the line from the origin through their
+ * largest pass (rounded: 2 sessions at 70.2 % is 1.99, and confirming 1 first cost the proxy a
+ * 22 s step in docs/bench/quick-1de3df9-idle.json). Infinity when no usage is known.
+ */
+function scoutsReach(scouts: readonly SearchPoint[]): number {
   const best = sessionsToBudget(scouts);
   const usage = scouts.findLast((p) => p.sessions === best)?.usage;
-  if (best === 0 || usage === undefined || !(usage > 0)) return best;
-  return Math.max(1, Math.min(best, Math.floor((best * SHORT_WINDOW_DISCOUNT) / usage)));
+  if (best === 0 || usage === undefined || !(usage > 0)) return Number.POSITIVE_INFINITY;
+  return Math.max(1, Math.round((best * SHORT_WINDOW_DISCOUNT) / usage));
+}
+
+/** Where the first confirmation goes: the scouts' answer, lowered to where its usage leaves the margin. */
+export function firstConfirmation(scouts: readonly SearchPoint[]): number {
+  return Math.min(sessionsToBudget(scouts), scoutsReach(scouts));
 }
 
 /** A substitute is worth a step only past the tolerance above the best pass. */
@@ -114,12 +124,37 @@ const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
   best === 0 || n > best + Math.max(1, best * search.relativeTolerance);
 
 /**
- * While every scout passed, the next scout goes straight to the largest count whose scouting step
- * and confirmation both fit the time left (not past the ceiling): the confirmation is the step
- * that decides, and it can go no higher than the scouts passed, so a scout below that count spends
- * the time the confirmation needed. Short windows' usage is no guide while growing: at 5 and 20
- * sessions the broker's scouts aimed at 95 and 305 where the full run's boundary was ~125
- * (docs/decisions/0018). Once a scout fails, the usage brackets the boundary as before.
+ * While every scout has passed, the confirmation goes straight to the largest count that fits the
+ * time left (not past the ceiling), without a scout at that count first, when the scouts' usage,
+ * discounted and extrapolated from the origin, does not reach 100 % below it (`scoutsReach`: under
+ * concave usage that line overstates what a larger count spends). At 200 requests/s a
+ * confirmation at N costs ~2.2·N wall seconds, so the time bounds the count, and a scout there
+ * (~0.6·N s: 37-45 s at 56-63 sessions) is time the confirmation could have used: it guarded the
+ * budget, but a 120 s scout understated the confirmation's usage by 8-50 % at the same count
+ * (docs/bench/quick-1de3df9-*.json: 0.234 against 0.464 at 56; quick-f7be502-*: 0.324 against
+ * 0.587 at 55-56), so it rarely caught one. When the scouts' reach is below what fits, the climb
+ * through a scout at the top (`climbTo`) decides as before: a 120 s scout at 5 sessions measured
+ * 2.4-10 % of the budget on one commit, and confirming at the reach of the 10 % one (34) left the
+ * broker at 45 where the climb had given 56-63 (docs/decisions/0022, which amends 0018).
+ */
+function straightConfirmation(
+  scouts: readonly SearchPoint[],
+  search: SearchOptions,
+  remainingS: number,
+  confirm: (n: number) => number,
+): number | undefined {
+  const best = sessionsToBudget(scouts);
+  if (best === 0 || scouts.some((p) => !p.pass)) return undefined;
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const n = affordable(0, top + 1, remainingS, confirm, new Set());
+  return n !== undefined && n <= scoutsReach(scouts) ? n : undefined;
+}
+
+/**
+ * Otherwise, while every scout passed, the next scout goes to the largest count whose scouting
+ * step and confirmation both fit the time left (not past the ceiling): the confirmation can go no
+ * higher than the scouts passed, so a scout below that count spends the time the confirmation
+ * needed (docs/decisions/0018). Once a scout fails, the usage brackets the boundary.
  */
 function climbTo(
   scouts: readonly SearchPoint[],
@@ -135,6 +170,20 @@ function climbTo(
   return n !== undefined && worthIt(n, best, search) ? n : undefined;
 }
 
+/**
+ * A scout whose pass would close the bracket (a scouting failure within the tolerance above it)
+ * decides nothing its confirmation will not: confirm that count instead. Direct and proxy scout
+ * 5 and 3 (both over budget) and confirm 2 — 34 s of a quick run where scouting 2 as well took 40.
+ */
+function closesOnPass(scouts: readonly SearchPoint[], want: number, search: SearchOptions): boolean {
+  const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
+  return (
+    want > sessionsToBudget(scouts) &&
+    want < fail &&
+    fail - want <= Math.max(1, want * search.relativeTolerance)
+  );
+}
+
 export function nextTieredStep(
   points: readonly TieredPoint[],
   options: TieredOptions,
@@ -147,6 +196,8 @@ export function nextTieredStep(
   if (confirmed.length > 0) return confirmStep(points, options, costs, remainingS, 0);
   const scouts = points.filter((p) => p.tier === "scout").map(scoutGuide);
   const best = sessionsToBudget(scouts);
+  const straight = straightConfirmation(scouts, search, remainingS, costs.confirm);
+  if (straight !== undefined) return { step: { sessions: straight, tier: "confirm" } };
   const want = nextSessions(scouts, search);
   // A scouting step only when the confirmation of its count still fits after it.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
@@ -154,6 +205,8 @@ export function nextTieredStep(
   const climb = climbTo(scouts, search, remainingS, both, tried);
   if (climb !== undefined && (want === undefined || climb > want))
     return { step: { sessions: climb, tier: "scout" } };
+  if (want !== undefined && closesOnPass(scouts, want, search) && costs.confirm(want) <= remainingS)
+    return { step: { sessions: want, tier: "confirm" } };
   if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
   if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
@@ -182,7 +235,10 @@ function confirmStep(
   else if (firstAt >= 1) want = Math.min(options.search.max, Math.round(firstAt));
   if (want === undefined) return { step: undefined };
   const seconds = costs.confirm(want);
-  if (seconds <= remainingS) return { step: { sessions: want, tier: "confirm" } };
+  if (seconds <= remainingS) {
+    const bold = boldStep(searchPoints, own, options.search, want, remainingS, costs.confirm);
+    return { step: { sessions: bold ?? want, tier: "confirm" } };
+  }
   const wanted = { sessions: want, tier: "confirm" as const, seconds };
   const best = sessionsToBudget(own.length === 0 ? [] : searchPoints);
   const tried = new Set(own.map((p) => p.sessions));
@@ -191,6 +247,31 @@ function confirmStep(
   if (instead !== undefined && worthIt(instead, best, options.search))
     return { step: { sessions: instead, tier: "confirm" }, wanted };
   return { step: undefined, wanted };
+}
+
+/**
+ * While every step has passed, a step past the predicted boundary instead of the safe one, when
+ * the safe one still fits after it (so a failure there costs a step, not the answer): from the
+ * broker's full-run steps of 1de3df9 replayed, 5 → 124 in its 822 s instead of 5 → 61 → 104
+ * (and, as recorded, 5 → 20 → 80 → 136 failing): the prediction from 5 sessions is low by ×2
+ * (docs/decisions/0022).
+ */
+function boldStep(
+  searchPoints: readonly SearchPoint[],
+  own: readonly TieredPoint[],
+  search: SearchOptions,
+  safe: number,
+  remainingS: number,
+  cost: (n: number) => number,
+): number | undefined {
+  if (own.length === 0) return undefined;
+  const bold = boldSessions(searchPoints, search);
+  if (bold === undefined || bold <= safe) return undefined;
+  const tried = new Set(own.map((p) => p.sessions));
+  // Held back for the step after a failure: the safe count, and at least one worth a step.
+  const best = sessionsToBudget(searchPoints);
+  const reserve = Math.max(safe, Math.floor(best + Math.max(1, best * search.relativeTolerance)) + 1);
+  return affordable(safe, bold + 1, remainingS - cost(reserve), cost, tried);
 }
 
 export function tieredAnswer(points: readonly TieredPoint[], options: TieredOptions): TieredAnswer {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  boldSessions,
   DEFAULT_SEARCH,
   nextSessions,
+  predictedBoundary,
   type SearchPoint,
   sessionsToBudget,
 } from "../../../bench/core/session-search.js";
@@ -72,10 +74,12 @@ function usageSearch(boundary: number, options = DEFAULT_SEARCH): number[] {
 }
 
 describe("nextSessions with the budget's usage", () => {
-  it("aims at the boundary the usage points to: the direct arm's 5 → 2 → 3, not 5 → 1 → 2 → 3", () => {
-    // Direct at 5 sessions spends ~9,600 points/h (usage 1.93); the boundary is between 2 and 3.
-    const tried = usageSearch(2.6);
-    expect(tried).toEqual([5, 2, 3]);
+  it("aims at the boundary the usage points to: the direct arm's 5 → 3 → 2, not 5 → 1 → 2 → 3", () => {
+    // Direct at 5 sessions spends ~9,600 points/h (usage 1.93); the boundary is between 2 and 3:
+    // the count nearest 5 ÷ 1.93 first, then the one below.
+    expect(usageSearch(2.6)).toEqual([5, 3, 2]);
+    // Nearer 2: 2 first, then 3 closes the bracket.
+    expect(usageSearch(2.2)).toEqual([5, 2, 3]);
   });
 
   it("after the first failure, narrows the bracket where the usage crosses 100 %", () => {
@@ -86,13 +90,47 @@ describe("nextSessions with the budget's usage", () => {
     expect(tried.length).toBeLessThanOrEqual(5);
   });
 
-  it("never grows more than ×growth, nor past the ceiling while below it", () => {
-    const points: SearchPoint[] = [{ sessions: 5, pass: true, usage: 0.01 }];
-    expect(nextSessions(points)).toBe(20);
+  it("aims at the boundary the usage predicts, lowered 5 %, not a growth factor; ×growth only without a usage; never past the ceiling while below it", () => {
+    const points: SearchPoint[] = [{ sessions: 5, pass: true, usage: 0.078 }];
+    // 5 ÷ 0.078 = 64, × 0.95.
+    expect(nextSessions(points)).toBe(60);
+    expect(nextSessions([{ sessions: 5, pass: true }])).toBe(20);
     expect(nextSessions(points, { ...DEFAULT_SEARCH, ceiling: 12 })).toBe(12);
     expect(
       nextSessions([{ sessions: 12, pass: true, usage: 0.01 }], { ...DEFAULT_SEARCH, ceiling: 12 }),
-    ).toBe(48);
+    ).toBe(1000);
+  });
+
+  it("predicts from the two largest passes where usage is concave, and goes to the tolerance's edge once the prediction is within it", () => {
+    // The broker's full-run steps of 1de3df9: 5 → 0.078, 80 → 0.649 (40.6 points per session-hour).
+    const two: SearchPoint[] = [
+      { sessions: 5, pass: true, usage: 0.078 },
+      { sessions: 80, pass: true, usage: 0.649 },
+    ];
+    // Origin: 80 ÷ 0.649 = 123; the line through both passes: 80 + 0.351 ÷ 0.00761 = 126.
+    expect(predictedBoundary(two)).toBeCloseTo(126.1, 0);
+    expect(nextSessions(two)).toBe(119);
+    const near: SearchPoint[] = [...two, { sessions: 120, pass: true, usage: 0.97 }];
+    // Predicted ~123: within 10 % of 120, so 132, where a failure closes the bracket.
+    expect(nextSessions(near)).toBe(132);
+    // A flat pair (noise) predicts at most ×1.5 the origin's.
+    const flat: SearchPoint[] = [
+      { sessions: 40, pass: true, usage: 0.49 },
+      { sessions: 50, pass: true, usage: 0.5 },
+    ];
+    expect(predictedBoundary(flat)).toBeCloseTo(150, 5);
+  });
+
+  it("offers a bold count past the prediction only while nothing failed", () => {
+    const points: SearchPoint[] = [{ sessions: 5, pass: true, usage: 0.078 }];
+    // Predicted 64, × (1 + (2 − 1) × (1 − 0.078)).
+    expect(boldSessions(points, DEFAULT_SEARCH)).toBe(123);
+    // Nearer 100 %, nearer the prediction: 80 ÷ 0.9 = 89, × 1.1.
+    expect(boldSessions([{ sessions: 80, pass: true, usage: 0.9 }], DEFAULT_SEARCH)).toBe(98);
+    expect(
+      boldSessions([...points, { sessions: 80, pass: false, usage: 1.1 }], DEFAULT_SEARCH),
+    ).toBeUndefined();
+    expect(boldSessions([{ sessions: 5, pass: true }], DEFAULT_SEARCH)).toBeUndefined();
   });
 
   it("falls back to the geometric mean when the failure was not the budget's", () => {

@@ -81,16 +81,11 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(answer.sessions).toBeGreaterThanOrEqual(30 / 1.15);
   });
 
-  it("the direct arm: scouts 5, 2, 3, confirms 2, and the answer is exact in about a minute", () => {
+  it("the direct arm: scouts 5 and 3, confirms 2 without scouting it, and the answer is exact in about 35 s", () => {
     const { points, spent, answer } = run(2.6, 2.9, 70);
-    expect(points.map((p) => `${p.tier} ${p.sessions}`)).toEqual([
-      "scout 5",
-      "scout 2",
-      "scout 3",
-      "confirm 2",
-    ]);
+    expect(points.map((p) => `${p.tier} ${p.sessions}`)).toEqual(["scout 5", "scout 3", "confirm 2"]);
     expect(answer).toEqual({ sessions: 2, bound: "exact", unconfirmedScout: 0 });
-    expect(spent).toBeLessThanOrEqual(70);
+    expect(spent).toBeLessThanOrEqual(COSTS.scout(5) + COSTS.scout(3) + COSTS.confirm(2));
   });
 
   it("the broker at 400 requests/s: scouts 5, climbs straight to the largest count whose confirmation fits, confirms it within 15 % of the boundary", () => {
@@ -127,6 +122,33 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(answer.sessions).toBeGreaterThanOrEqual(Math.ceil(125 * 0.85));
     expect(answer.sessions).toBeLessThanOrEqual(125);
     expect(points.filter((p) => p.tier === "confirm").map((p) => p.pass)).toEqual([true]);
+  });
+
+  it("at 200 requests/s with a quick run's ~195 s for the broker: scout 5, confirm 84, no scout at the top unless the scout says it is near the budget", () => {
+    const points: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.03 }];
+    const next = nextTieredStep(
+      points,
+      { ...QUICK, search: { ...QUICK.search, ceiling: 270 } },
+      COSTS,
+      195 - 7,
+    );
+    expect(next.step?.tier).toBe("confirm");
+    const n = next.step?.sessions ?? 0;
+    expect(COSTS.confirm(n)).toBeLessThanOrEqual(188);
+    expect(COSTS.confirm(n + 1)).toBeGreaterThan(188);
+    // A scout whose usage reaches 100 % below that (5 × 0.7 ÷ 0.07 = 50): the climb through a
+    // scout at the largest count whose scout and confirmation both fit, as before.
+    const hot: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.07 }];
+    expect(nextTieredStep(hot, QUICK, COSTS, 188).step).toEqual({ sessions: 65, tier: "scout" });
+  });
+
+  it("confirms the scouts' answer where rounding alone would lower it (2 sessions at 70.2 %: 2, not 1)", () => {
+    const points: TieredPoint[] = [
+      { sessions: 5, tier: "scout", pass: false, usage: 1.82, budgetOnly: true },
+      { sessions: 2, tier: "scout", pass: true, usage: 0.702 },
+      { sessions: 3, tier: "scout", pass: false, usage: 1.27, budgetOnly: true },
+    ];
+    expect(nextTieredStep(points, QUICK, COSTS, 60).step).toEqual({ sessions: 2, tier: "confirm" });
   });
 
   it("a scout that fails ends the climb: the usage brackets the boundary as before", () => {
@@ -173,11 +195,16 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
       { sessions: 5, tier: "confirm", pass: true, usage: 0.14 },
       { sessions: 20, tier: "confirm", pass: true, usage: 0.36 },
     ];
-    // The usage points at ~61 (186 s); only 150 s are left: the largest count that fits.
-    expect(nextTieredStep(points, full, fullCost, 1000).step).toEqual({ sessions: 61, tier: "confirm" });
+    // The usage predicts ~64: the safe step is 60 (183 s); with the time for it after a failure,
+    // a bold one past the prediction (64 × 1.64 = 104, 315 s), or as far as the time leaves
+    // room for the safe one (400 s: 71); without it, the safe one; with 150 s, the largest count
+    // that fits.
+    expect(nextTieredStep(points, full, fullCost, 1000).step).toEqual({ sessions: 104, tier: "confirm" });
+    expect(nextTieredStep(points, full, fullCost, 400).step).toEqual({ sessions: 71, tier: "confirm" });
+    expect(nextTieredStep(points, full, fullCost, 300).step).toEqual({ sessions: 60, tier: "confirm" });
     const instead = nextTieredStep(points, full, fullCost, 150);
     expect(instead.step?.sessions).toBe(49);
-    expect(instead.wanted?.sessions).toBe(61);
+    expect(instead.wanted?.sessions).toBe(60);
     expect(fullCost.confirm(49)).toBeLessThanOrEqual(150);
   });
 });
