@@ -1,12 +1,14 @@
 /**
  * Answers from the runs page (cache/core/runs-page.ts): once the repository's runs page has been
  * read through the broker, `gh run watch`'s run record and `gh run list --branch`'s list are built
- * from it (no upstream request), after the Actions guard's own invalidation of a moved run too; a
+ * from it (no upstream request), after the Actions guard's own invalidation of a moved run (through
+ * the broker's lifecycle port) too; a
  * move the page did not make (a re-run written through the broker, a webhook) sends them upstream.
  * Real Redis, the real gateway and pipeline; a counting fake GitHub.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runsMovedTags } from "../../../../broker/cache/core/facets.js";
+import { createLifecyclePorts } from "../../../../broker/lifecycle/lifecycle-ports.js";
 import { CountingUpstream, RecordingBudget } from "../../../support/fake-ports.js";
 import { type GatewayStack, rawRequest, startGatewayStack } from "../../../support/gateway-harness.js";
 import { startTestRedis, type TestRedis } from "../../../support/redis.js";
@@ -42,14 +44,24 @@ describe("answers from the runs page", () => {
   const json = async (path: string) => JSON.parse((await get(path)).body.toString("utf8")) as unknown;
   const setPage = (runs: ReturnType<typeof run>[]) =>
     upstream.set(PAGE, { body: { total_count: runs.length, workflow_runs: runs } });
-  /** What the Actions guard's invalidation does when its page shows run 42 moved. */
-  const guardMoved = async () => {
-    const moved = await stack.cache.invalidate(
-      runsMovedTags("acme", "widgets", [{ id: 42, headSha: "4".repeat(40), branch: "feat" }]),
-      { origin: "signal" },
-    );
-    stack.cache.noteRunsPageMoves("acme/widgets", moved);
-  };
+  /** The Actions guard saw run 42 move on its page and tells the cache through the broker's port. */
+  const guardMoved = () =>
+    createLifecyclePorts({
+      pipeline: async () => {
+        throw new Error("not used");
+      },
+      classify: () => {
+        throw new Error("not used");
+      },
+      cache: stack.cache,
+      gate: {} as never,
+      redis: stack.redis,
+      prefix: stack.prefix,
+    }).invalidate({
+      repo: "acme/widgets",
+      reason: "lifecycle:runs-moved",
+      runs: [{ id: 42, headSha: "4".repeat(40), branch: "feat" }],
+    });
 
   beforeEach(async () => {
     upstream = new CountingUpstream();
