@@ -342,6 +342,10 @@ async function fromRunsPage(
     held,
     generations: Object.fromEntries(c.reads.map((t) => [t, context.generations[t] ?? 0])),
     storedAt: context.answer?.storedAt ?? 0,
+    stored:
+      read.kind === "branch" && context.answer?.status === 200
+        ? parseRunsPageBody(context.answer.body)
+        : undefined,
     now: at,
     maxAgeMs: c.guardedFreshMs,
   });

@@ -12,8 +12,9 @@
  * Invariants:
  * - Only the exact variants gh 2.23 asks for are derived: `exclude_pull_requests=true` (the page
  *   has no `pull_requests`), no filter but `branch`, the first page only, and a branch list only
- *   from a page that lists every run of the repository, holding at most `per_page` of its runs (so
- *   no Link header is owed).
+ *   from a page that provably holds every run of the branch (it lists every run of the repository,
+ *   or the branch's complete list stored before is all on it and older than the page reaches:
+ *   pageCoversBranch), at most `per_page` of them (so no Link header is owed).
  * - A held page is used only while every tag the derived answer reads is at the generation it had
  *   when the page was read, moved since only by the guard's own invalidations of that page
  *   (`noteOwnMoves`): a write (a re-run) or a webhook that moved them means the page may be behind.
@@ -101,15 +102,45 @@ export function parseRunsPageBody(body: Buffer | string): RunsPageBody | undefin
   return { total_count: total, workflow_runs: runs as PageRun[] };
 }
 
-/** The body GitHub would answer for this read, built from the page; undefined when it cannot be. */
-export function deriveFromPage(read: RunsRead, page: RunsPageBody): string | undefined {
+function createdAt(run: PageRun | undefined): number {
+  const text = (run as { created_at?: unknown } | undefined)?.created_at;
+  return typeof text === "string" ? Date.parse(text) : Number.NaN;
+}
+
+/**
+ * A cut page answers for a branch when the branch's list stored before (`stored`, the same read's
+ * earlier answer) was complete, every run on it is on the page, and the page reaches back past the
+ * newest of them: a run of the branch created since was created after that one, so it is on the
+ * page; every older one was on the stored list, so it is on the page too.
+ */
+function pageCoversBranch(page: RunsPageBody, stored: RunsPageBody | undefined): boolean {
+  if (page.total_count <= page.workflow_runs.length) return true;
+  if (!stored || stored.workflow_runs.length === 0) return false;
+  if (stored.total_count !== stored.workflow_runs.length) return false;
+  const onPage = new Set(page.workflow_runs.map((r) => r.id));
+  if (!stored.workflow_runs.every((r) => onPage.has(r.id))) return false;
+  const oldest = Math.min(...page.workflow_runs.map(createdAt));
+  const newestStored = Math.max(...stored.workflow_runs.map(createdAt));
+  // Strictly older: runs created in the same second as the page's oldest may be cut off it.
+  return Number.isFinite(oldest) && Number.isFinite(newestStored) && oldest < newestStored;
+}
+
+/**
+ * The body GitHub would answer for this read, built from the page (and, for a branch's list on a
+ * cut page, the list stored before: pageCoversBranch); undefined when it cannot be.
+ */
+export function deriveFromPage(
+  read: RunsRead,
+  page: RunsPageBody,
+  stored?: RunsPageBody,
+): string | undefined {
   if (read.kind === "run") {
     const run = page.workflow_runs.find((r) => r.id === read.id);
     return run ? JSON.stringify(run) : undefined;
   }
   if (read.kind !== "branch") return undefined;
-  // Runs off a cut page could belong to the branch: only a page of every run answers for it.
-  if (page.total_count > page.workflow_runs.length) return undefined;
+  // Runs off a cut page could belong to the branch: only a page that provably holds all of them answers.
+  if (!pageCoversBranch(page, stored)) return undefined;
   const runs = page.workflow_runs.filter((r) => r.head_branch === read.branch);
   if (runs.length > read.perPage) return undefined;
   return JSON.stringify({ total_count: runs.length, workflow_runs: runs });
@@ -139,6 +170,8 @@ export interface PageAnswerInput {
   readonly generations: Readonly<Record<Tag, number>>;
   /** When the answer currently stored for the read was stored (0: none). */
   readonly storedAt: number;
+  /** That answer's body, when it is a runs list (a branch's list on a cut page needs it). */
+  readonly stored?: RunsPageBody | undefined;
   readonly now: number;
   readonly maxAgeMs: number;
 }
@@ -153,7 +186,7 @@ export function answerFromPage(input: PageAnswerInput): PageAnswer {
   for (const [tag, generation] of Object.entries(input.generations)) {
     if ((held.generations[tag] ?? 0) !== generation) return { refused: "moved" };
   }
-  const body = deriveFromPage(input.read, held.body);
+  const body = deriveFromPage(input.read, held.body, input.stored);
   return body === undefined ? { refused: "absent" } : { body };
 }
 

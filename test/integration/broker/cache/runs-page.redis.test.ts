@@ -44,6 +44,8 @@ describe("answers from the runs page", () => {
   const json = async (path: string) => JSON.parse((await get(path)).body.toString("utf8")) as unknown;
   const setPage = (runs: ReturnType<typeof run>[]) =>
     upstream.set(PAGE, { body: { total_count: runs.length, workflow_runs: runs } });
+  /** Past the page's plain freshness (the lifecycle's guard is always revalidated upstream). */
+  const pastFreshness = () => new Promise((r) => setTimeout(r, 20));
   /** The Actions guard saw run 42 move on its page and tells the cache through the broker's port. */
   const guardMoved = () =>
     createLifecyclePorts({
@@ -96,6 +98,7 @@ describe("answers from the runs page", () => {
 
     // The guard reads the page again and invalidates what it saw move: still nothing upstream.
     setPage([run(43, "main", "queued"), run(42, "feat", "completed"), run(41, "feat", "completed")]);
+    await pastFreshness();
     expect((await get(PAGE)).status).toBe(200);
     await guardMoved();
     await new Promise((r) => setTimeout(r, 20));
@@ -125,6 +128,30 @@ describe("answers from the runs page", () => {
     expect(await json(RUN)).toEqual({ id: 42, status: "from-upstream" });
     expect(await json(BRANCH)).toEqual({ total_count: 0, workflow_runs: [] });
     expect(upstream.count(RUN)).toBe(1);
+    expect(upstream.count(BRANCH)).toBe(1);
+  });
+
+  it("derives a branch's list from a cut page once its complete list stored before is all on it", async () => {
+    const at = (id: number, branch: string, minute: number) => ({
+      ...run(id, branch, "completed"),
+      created_at: `2026-12-02T10:${String(minute).padStart(2, "0")}:00Z`,
+    });
+    upstream.set(PAGE, {
+      body: { total_count: 250, workflow_runs: [at(41, "feat", 20), at(40, "main", 10)] },
+    });
+    expect((await get(PAGE)).status).toBe(200);
+    upstream.set(BRANCH, { body: { total_count: 1, workflow_runs: [at(41, "feat", 20)] } });
+    expect(await json(BRANCH)).toEqual({ total_count: 1, workflow_runs: [at(41, "feat", 20)] });
+    expect(upstream.count(BRANCH)).toBe(1);
+
+    // A push makes run 42 of the branch; the guard reads the page and moves the branch's lists.
+    const page = [{ ...at(42, "feat", 30), status: "queued" }, at(41, "feat", 20), at(40, "main", 10)];
+    upstream.set(PAGE, { body: { total_count: 251, workflow_runs: page } });
+    await pastFreshness();
+    expect((await get(PAGE)).status).toBe(200);
+    await guardMoved();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await json(BRANCH)).toEqual({ total_count: 2, workflow_runs: [page[0], page[1]] });
     expect(upstream.count(BRANCH)).toBe(1);
   });
 

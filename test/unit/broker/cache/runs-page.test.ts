@@ -101,6 +101,34 @@ describe("runs page", () => {
       expect(deriveFromPage({ ...read, perPage: 1 }, page(runs))).toBeUndefined();
     });
 
+    describe("from a cut page, with the branch's list stored before", () => {
+      const at = (id: number, branch: string, minute: number) => ({
+        ...run(id, branch),
+        created_at: `2026-12-02T10:${String(minute).padStart(2, "0")}:00Z`,
+      });
+      const read = { kind: "branch", repo: "acme/widgets", branch: "a", perPage: 20 } as const;
+      // The page (newest first) reaches back to minute 10; the repository has 250 runs.
+      const cut = page([at(9, "a", 30), at(8, "b", 20), at(7, "a", 15), at(6, "c", 10)], 250);
+      const stored = (runs: ReturnType<typeof at>[], total = runs.length) => page(runs, total);
+
+      it("answers when the stored list was complete, all on the page, and newer than its oldest run", () => {
+        expect(JSON.parse(deriveFromPage(read, cut, stored([at(7, "a", 15)])) ?? "null")).toEqual({
+          total_count: 2,
+          workflow_runs: [at(9, "a", 30), at(7, "a", 15)],
+        });
+      });
+
+      it.each([
+        { name: "no stored list", list: undefined },
+        { name: "an empty stored list (its time is not known)", list: stored([]) },
+        { name: "a stored list that was cut", list: stored([at(7, "a", 15)], 3) },
+        { name: "a stored run off the page", list: stored([at(7, "a", 15), at(3, "a", 5)]) },
+        { name: "the page not reaching past the stored newest run", list: stored([at(6, "a", 10)]) },
+      ])("answers nothing: $name", ({ list }) => {
+        expect(deriveFromPage(read, cut, list)).toBeUndefined();
+      });
+    });
+
     it("reads only runs lists whose every entry has an id", () => {
       expect(parseRunsPageBody(JSON.stringify(page([run(1, "a")])))).toBeDefined();
       expect(parseRunsPageBody(JSON.stringify({ total_count: 1, workflow_runs: [{}] }))).toBeUndefined();
