@@ -31,6 +31,8 @@
  *        so a hit does not cost an extra write each time.
  * Local  a bounded in-process tier (local-answer-cache.ts) serves fresh answers without Redis;
  *        invalidations are published on p:invalidated so every broker drops what they touch.
+ * Runs   the repositories' latest runs pages this broker read (in process, core/runs-page.ts): run
+ *        records and branch run lists are derived from them instead of being fetched again.
  * Errors are never stored: callers store only 2xx answers.
  */
 import { createHash } from "node:crypto";
@@ -39,6 +41,7 @@ import type { PubSubHub } from "../redis/pubsub-hub.js";
 import type { Tag } from "./core/facets.js";
 import type { LearnedAliases } from "./core/graphql-analysis.js";
 import type { Aliases, AliasRequest } from "./core/resolve-write.js";
+import { type HeldPage, withOwnMoves } from "./core/runs-page.js";
 import type { PendingRefresh } from "./core/serve-decision.js";
 import { LocalAnswerCache } from "./local-answer-cache.js";
 
@@ -132,6 +135,8 @@ export class ResponseCache {
   #evictions = 0;
   readonly #listeners = new Set<InvalidationListener>();
   readonly #local: LocalAnswerCache<CachedAnswer>;
+  /** Repository (`o/r`, lower-case) → the latest runs page read through this broker. */
+  readonly #runsPages = new Map<string, HeldPage>();
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: ResponseCacheOptions) {
@@ -334,6 +339,34 @@ export class ResponseCache {
       }
     }
     return invalidation;
+  }
+
+  /** The current generations of these tags (0 for a tag never moved). */
+  async generations(tags: readonly Tag[]): Promise<Record<Tag, number>> {
+    const out: Record<Tag, number> = {};
+    if (tags.length === 0) return out;
+    const values = await this.#redis.mget(...tags.map((t) => `${this.#p}:g:${t}`));
+    tags.forEach((tag, i) => {
+      out[tag] = Number(values[i] ?? 0);
+    });
+    return out;
+  }
+
+  /** The latest runs page of a repository this broker read (core/runs-page.ts), if any. */
+  runsPage(repo: string): HeldPage | undefined {
+    return this.#runsPages.get(repo);
+  }
+
+  /** Holds (or, with undefined, forgets) a repository's runs page. */
+  holdRunsPage(repo: string, page: HeldPage | undefined): void {
+    if (page) this.#runsPages.set(repo, page);
+    else this.#runsPages.delete(repo);
+  }
+
+  /** The Actions guard invalidated what its page showed moved: the held page stays current. */
+  noteRunsPageMoves(repo: string, invalidation: Invalidation | undefined): void {
+    const held = this.#runsPages.get(repo);
+    if (held && invalidation) this.#runsPages.set(repo, withOwnMoves(held, invalidation.moves));
   }
 
   /** Hears every invalidation made through this instance; returns the way to stop. */

@@ -27,6 +27,7 @@ import {
 } from "../cache/core/facets.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
 import { NO_WRITE } from "../cache/core/rest-facets.js";
+import { runsRepoKey } from "../cache/core/runs-page.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import { buildApiRequest } from "../pipeline/api-request.js";
 import type { ClassifyInput, RequestClass } from "../pipeline/classify.js";
@@ -157,9 +158,11 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
           ],
           branches: branches.map((branch) => ({ owner, name, branch, facets: ["checks"] as Facet[] })),
         };
-        await options.cache.invalidate(
+        const moved = await options.cache.invalidate(
           resolveWrite(effect, await options.cache.aliases(aliasesNeeded(effect))),
         );
+        // The moves come from the runs page the guard just read: answers derived from it stay current.
+        options.cache.noteRunsPageMoves(runsRepoKey(owner, name), moved);
         return;
       }
       if (target.pr === undefined) {
@@ -184,9 +187,13 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
       const known = new Map(aliases.objectBranch);
       if (target.branch) known.set(objectKey(owner, name, target.pr), target.branch);
       // A signal's move: the broker refreshes what agents read of it, serving it meanwhile (0014).
-      await options.cache.invalidate(resolveWrite(effect, { ...aliases, objectBranch: known }), {
-        origin: "signal",
-      });
+      const moved = await options.cache.invalidate(
+        resolveWrite(effect, { ...aliases, objectBranch: known }),
+        {
+          origin: "signal",
+        },
+      );
+      if (target.runs) options.cache.noteRunsPageMoves(runsRepoKey(owner, name), moved);
     },
     async agentReads(prs) {
       const tags = prs.map(({ repo, pr }) => {

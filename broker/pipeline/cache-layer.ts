@@ -29,10 +29,12 @@
  * Every agent read (hit or not) is registered for refresh-once, throttled per key.
  */
 import type { Logger } from "../../common/index.js";
+import { actionsRunsTag, actionsRunTag, type Tag } from "../cache/core/facets.js";
 import { completedJobIds, completedJobKey, isFinalAnswer } from "../cache/core/final-answers.js";
 import { learnIds } from "../cache/core/graphql-analysis.js";
 import { replaySpec } from "../cache/core/refresh-plan.js";
 import { aliasesNeeded, resolveWrite } from "../cache/core/resolve-write.js";
+import { answerFromPage, parseRunsPageBody, type RunsRead, runsRead } from "../cache/core/runs-page.js";
 import { decideServe, type UpstreamReason } from "../cache/core/serve-decision.js";
 import type { RefreshRegistry } from "../cache/refresh-registry.js";
 import { type CachedAnswer, ResponseCache } from "../cache/response-cache.js";
@@ -321,6 +323,92 @@ async function noteCompletedJobs(
 }
 
 /**
+ * A run's record or a branch's run list built from the runs page the Actions guard read
+ * (cache/core/runs-page.ts), stored like a fetched answer and served as a HIT; undefined when the
+ * held page cannot answer (too old, a tag moved since, the run not on it, the page cut).
+ */
+async function fromRunsPage(
+  cache: ResponseCache,
+  request: GhRequest,
+  read: RunsRead,
+  at: number,
+): Promise<GhResponse | undefined> {
+  const context = request.cacheContext;
+  const held = cache.runsPage(read.repo);
+  if (!context || !held) return undefined;
+  const c = request.classification;
+  const outcome = answerFromPage({
+    read,
+    held,
+    generations: Object.fromEntries(c.reads.map((t) => [t, context.generations[t] ?? 0])),
+    storedAt: context.answer?.storedAt ?? 0,
+    stored:
+      read.kind === "branch" && context.answer?.status === 200
+        ? parseRunsPageBody(context.answer.body)
+        : undefined,
+    now: at,
+    maxAgeMs: c.guardedFreshMs,
+  });
+  if (!("body" in outcome)) return undefined;
+  const answer: CachedAnswer = {
+    status: 200,
+    headers: { "content-type": held.contentType },
+    body: Buffer.from(outcome.body, "utf8"),
+    storedAt: at,
+    generations: context.generations,
+  };
+  await cache.store(c.cacheKey, answer).catch(() => false);
+  return answerToResponse(request, answer, "HIT");
+}
+
+/**
+ * Holds the runs page a 200 (or a 304 of the stored one) showed, with the generations of every tag
+ * an answer derived from it reads; forgets it when a tag it read moved while it was in flight.
+ */
+async function holdRunsPage(
+  cache: ResponseCache,
+  request: GhRequest,
+  repo: string,
+  response: GhResponse,
+  sentAt: number,
+): Promise<void> {
+  const context = request.cacheContext;
+  const source = response.status === 200 ? response : response.status === 304 ? context?.answer : undefined;
+  const body = source ? parseRunsPageBody(source.body) : undefined;
+  const [owner = "", name = ""] = repo.split("/");
+  if (!context || !source || !body) {
+    if (response.status < 500) cache.holdRunsPage(repo, undefined);
+    return;
+  }
+  const tags = new Set<Tag>(request.classification.reads);
+  for (const run of body.workflow_runs) {
+    tags.add(actionsRunTag(owner, name, run.id));
+    if (typeof run.head_branch === "string") tags.add(actionsRunsTag(owner, name, run.head_branch));
+  }
+  try {
+    const generations = await cache.generations([...tags]);
+    const still = request.classification.reads.every(
+      (t) => (generations[t] ?? 0) === (context.generations[t] ?? 0),
+    );
+    cache.holdRunsPage(
+      repo,
+      still
+        ? {
+            body,
+            etag: source.headers.etag,
+            contentType: source.headers["content-type"] ?? "application/json; charset=utf-8",
+            sentAt,
+            confirmedAt: sentAt,
+            generations,
+          }
+        : undefined,
+    );
+  } catch {
+    cache.holdRunsPage(repo, undefined);
+  }
+}
+
+/**
  * Stores fresh answers and turns a revalidation's 304 back into the stored answer (REVALIDATED,
  * free). Sits below coalescing so followers of a flight receive the same full answer and the
  * entry is in Redis before the flight ends.
@@ -353,7 +441,14 @@ export function cacheFillLayer(options: CacheLayerOptions): Layer {
     const jobKey = annotationsJobKey(c);
     let jobCompletedBefore = false;
     if (jobKey) jobCompletedBefore = await cache.jobCompleted(jobKey).catch(() => false);
+    const runs = c.kind === "rest-read" && request.method === "GET" ? runsRead(request.path) : undefined;
+    if (runs && runs.kind !== "page" && request.priority !== "lifecycle") {
+      const derived = await fromRunsPage(cache, request, runs, now());
+      if (derived) return derived;
+    }
+    const sentAt = now();
     const response = await next(request);
+    if (runs?.kind === "page") await holdRunsPage(cache, request, runs.repo, response, sentAt);
     // Not an answer: the budget would wait and the cache layer above serves its stale one.
     if (response.wouldWait) return response;
     if (response.status >= 200 && response.status < 300) await noteCompletedJobs(cache, request, response);
