@@ -36,7 +36,11 @@ function agentBatchBoundMs(config: Record<string, unknown>): number {
     ?.latencyBudgetMs;
   // The lifecycle class is the broker's own poller, never an agent's gh command.
   const agentClasses = ["interactive", "repeat", "watch", "background"] as const;
-  return Math.max(0, ...agentClasses.map((c) => budgets?.[c] ?? 0));
+  // A first-time read held for a partner (batching.partnerHold) waits its hold instead.
+  const hold = (config.batching as { partnerHold?: { enabled?: boolean; windowMs?: number } } | undefined)
+    ?.partnerHold;
+  const holdMs = hold?.enabled === false ? 0 : (hold?.windowMs ?? 0);
+  return Math.max(0, holdMs, ...agentClasses.map((c) => budgets?.[c] ?? 0));
 }
 
 /** The least time between two mutations by this config (simulated ms). */

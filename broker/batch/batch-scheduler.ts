@@ -28,6 +28,7 @@ import {
 } from "../../github/index.js";
 import { spendPressure } from "../budget/core/projection.js";
 import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
+import { ArrivalTracker } from "./arrival-tracker.js";
 import type {
   BatchClock,
   BatchOutcome,
@@ -39,6 +40,7 @@ import type {
 import { type BatchClass, DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
 import { shareCost } from "./core/cost-sharing.js";
 import { mergeQueries, RATE_LIMIT_ALIAS } from "./core/merge-queries.js";
+import { partnerHoldMs } from "./core/partner-hold.js";
 import { type RetryReason, splitMergedResponse } from "./core/split-response.js";
 import { tightBudgetWindowMs } from "./core/tight-budget.js";
 import { judgeUpstreamReply } from "./core/upstream-reply.js";
@@ -124,6 +126,8 @@ export class BatchScheduler {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #aloneContext: AloneContext;
   readonly #tight: BatchSchedulerOptions["tightBudget"];
+  readonly #hold: BatchSchedulerOptions["partnerHold"];
+  readonly #arrivals: ArrivalTracker | undefined;
   /** The GraphQL budget as the last upstream answer's x-ratelimit-* headers gave it. */
   #rate: RateLimitSnapshot | undefined;
   #closed = false;
@@ -141,6 +145,13 @@ export class BatchScheduler {
   constructor(options: BatchSchedulerOptions) {
     const send = options.send;
     this.#tight = options.tightBudget;
+    this.#hold = options.partnerHold;
+    this.#arrivals = options.partnerHold
+      ? new ArrivalTracker({
+          windowMs: options.partnerHold.rateWindowMs,
+          maxEntries: options.partnerHold.maxEntries,
+        })
+      : undefined;
     this.#send = async (request) => {
       const reply = await send(request);
       if (this.#tight) {
@@ -198,16 +209,32 @@ export class BatchScheduler {
     this.#stats.pointsAlone += member.cost ?? 0;
     if (!member.eligible) return this.#track(this.#alone({ member, options, submittedAt, kind: "alone" }));
 
-    const budget = options.maxDelayMs ?? this.#windowFor(options.batchClass ?? "interactive");
+    const batchClass = options.batchClass ?? "interactive";
+    const budget = options.maxDelayMs ?? this.#windowFor(batchClass, options.sessionId);
+    // Agents' queries are the arrivals a partner hold counts on; the lifecycle's and the
+    // refreshes' (their own maxDelayMs) come in bursts of their own at each poll cycle.
+    if (options.sessionId !== undefined && options.maxDelayMs === undefined && batchClass !== "lifecycle")
+      this.#arrivals?.observe(options.sessionId, submittedAt);
     const deadline = submittedAt + Math.max(0, Number.isFinite(budget) ? budget : 0);
     return new Promise<BatchOutcome>((resolve, reject) => {
       this.#enqueue({ member, options, submittedAt, deadline, resolve, reject });
     });
   }
 
-  /** A class's window: its budget, grown by the spend pressure when the budget is tight. */
-  #windowFor(batchClass: BatchClass): number {
-    const normal = this.#budgets[batchClass];
+  /**
+   * A class's window: its budget (for a first-time read, the partner hold when other sessions'
+   * arrivals make a partner likely), grown by the spend pressure when the budget is tight.
+   */
+  #windowFor(batchClass: BatchClass, sessionId: string | undefined): number {
+    const hold = this.#hold;
+    const normal =
+      hold && this.#arrivals && batchClass === "interactive"
+        ? partnerHoldMs(
+            this.#budgets[batchClass],
+            this.#arrivals.othersThan(sessionId, this.#clock.now()),
+            hold,
+          )
+        : this.#budgets[batchClass];
     const tight = this.#tight;
     const rate = this.#rate;
     if (!tight || !rate || batchClass === "lifecycle") return normal;

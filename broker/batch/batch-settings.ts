@@ -54,6 +54,32 @@ export const batchingSettings = z
           ),
       })
       .prefault({}),
+    partnerHold: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Let a first-time read wait for a partner when other sessions' recent queries make one likely (a query alone costs a whole point).",
+          ),
+        windowMs: ms
+          .max(STALENESS_BOUND_MS)
+          .default(600)
+          .describe("How long a first-time read waits when a partner is likely."),
+        minExpectedPartners: z
+          .number()
+          .min(0)
+          .default(0.1)
+          .describe(
+            "Other sessions' queries expected within windowMs (their recent arrivals per ms × windowMs) at which a first-time read waits.",
+          ),
+        rateWindowMs: ms
+          .min(1000)
+          .default(60_000)
+          .describe("Other sessions' queries are counted over this long."),
+        maxEntries: z.number().int().min(1).default(10_000).describe("Recent arrivals remembered."),
+      })
+      .prefault({}),
     maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),
     maxCost: z
       .number()

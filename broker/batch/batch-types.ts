@@ -8,6 +8,7 @@ import type { PriorityClass } from "../pipeline/types.js";
 import type { AloneReason } from "./core/alone-reason.js";
 import type { BatchClass } from "./core/batch-class.js";
 import type { RateLimitData } from "./core/graphql-response.js";
+import type { PartnerHoldSettings } from "./core/partner-hold.js";
 import type { RetryReason } from "./core/split-response.js";
 import type { TightBudgetSettings } from "./core/tight-budget.js";
 
@@ -86,6 +87,11 @@ export interface SubmitOptions {
   readonly priority?: PriorityClass | undefined;
   /** Forwarded with the request (the first member's, for a merged query). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The agent session asking: its submission counts as an arrival for other sessions' partner
+   * holds (core/partner-hold.ts), and its own hold counts only others'. Absent: neither.
+   */
+  readonly sessionId?: string | undefined;
 }
 
 export interface BatchSchedulerOptions {
@@ -115,6 +121,11 @@ export interface BatchSchedulerOptions {
    * Absent: windows stay at their class's budget. Never applies to the lifecycle class, nor to a
    * member with its own maxDelayMs (the broker's refreshes).
    */
+  /**
+   * Hold an interactive first-time read for `windowMs` when other sessions' recent arrivals predict
+   * a partner (core/partner-hold.ts); absent: interactive reads keep their class budget.
+   */
+  readonly partnerHold?: (PartnerHoldSettings & { readonly maxEntries: number }) | undefined;
   readonly tightBudget?:
     | (TightBudgetSettings & {
         /** The budget window's length (GitHub's primary limits: an hour). */

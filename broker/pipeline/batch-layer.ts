@@ -183,6 +183,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
             }),
             priority: request.priority,
             headers: request.headers,
+            sessionId: request.caller.sessionId,
             ...(request.refresh
               ? { maxDelayMs: options.refreshDelayMs ?? CACHE_DEFAULTS.refresh.batchWindowMs }
               : {}),

@@ -68,6 +68,7 @@ export function buildPipeline(
             maxMembers: config.batching.maxMembers,
             maxCost: config.batching.maxCost,
             analysisCacheEntries: config.batching.analysisCacheEntries,
+            ...(config.batching.partnerHold.enabled ? { partnerHold: config.batching.partnerHold } : {}),
             ...(config.batching.tightBudget.enabled
               ? {
                   tightBudget: {

@@ -163,7 +163,9 @@ export function classifyRequest(
         repo,
       };
     }
-    const immutable = analysis.namesObjects && analysis.reads.every((t) => t.startsWith("repo:"));
+    const immutable =
+      (analysis.namesObjects && analysis.reads.every((t) => t.startsWith("repo:"))) ||
+      analysis.staticRepository;
     const freshMs = analysis.introspection
       ? 3600_000
       : immutable

@@ -67,6 +67,11 @@ export interface GraphQLAnalysis {
   readonly rootFields: readonly string[];
   /** Names a PR, issue or node (by number or id): with no facet tags, it read only immutable facts. */
   readonly namesObjects: boolean;
+  /**
+   * A query of nothing but repositories' settings (STATIC_REPOSITORY_FIELDS: ids, names, what the
+   * repository allows, its default branch's name): no agent's motion changes them, only a write.
+   */
+  readonly staticRepository: boolean;
   /** Canonical text + variables + operation name: equal for requests GitHub would answer equally. */
   readonly canonicalKey: string;
 }
@@ -86,6 +91,41 @@ const CHECK_FIELDS = new Set([
 const PR_FIELDS = new Set(["pullRequest", "pullRequests", "search"]);
 // issueOrPullRequest is how gh reads issues (`gh issue view`): issue freshness, not PR freshness.
 const ISSUE_FIELDS = new Set(["issue", "issues", "issueOrPullRequest"]);
+
+/**
+ * Fields of `Repository` (and of what they lead to: its owner, its parent, its default branch's
+ * ref) that only an administrator's write changes, never a push, a PR, a review or CI: gh 2.23's
+ * `RepositoryInfo` (every `gh pr create`) reads these alone. A default branch's `target`, a
+ * repository's `pushedAt`, `updatedAt`, counts or any connection are not here: they move with
+ * ordinary work.
+ */
+const STATIC_REPOSITORY_FIELDS = new Set([
+  "__typename",
+  "id",
+  "databaseId",
+  "name",
+  "nameWithOwner",
+  "owner",
+  "login",
+  "url",
+  "description",
+  "hasIssuesEnabled",
+  "hasWikiEnabled",
+  "hasProjectsEnabled",
+  "hasDiscussionsEnabled",
+  "viewerPermission",
+  "defaultBranchRef",
+  "parent",
+  "isFork",
+  "isPrivate",
+  "isArchived",
+  "visibility",
+  "mergeCommitAllowed",
+  "rebaseMergeAllowed",
+  "squashMergeAllowed",
+  "autoMergeAllowed",
+  "deleteBranchOnMerge",
+]);
 
 /** Deterministic JSON: object keys sorted, so equal variables give equal keys. */
 export function stableStringify(value: unknown): string {
@@ -260,6 +300,17 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     rateLimit: false,
   };
   walkSelections(w, operation.selectionSet, undefined, 0, new Set());
+  const rootFields = operation.selectionSet.selections.flatMap((s) =>
+    s.kind === Kind.FIELD ? [s.name.value] : [],
+  );
+  const staticRepository =
+    operation.operation === "query" &&
+    rootFields.length > 0 &&
+    rootFields.length === operation.selectionSet.selections.length &&
+    rootFields.every((f) => f === "repository") &&
+    w.reads.size > 0 &&
+    [...w.reads].every((t) => t.startsWith("repo:")) &&
+    [...w.fieldNames].every((f) => f === "repository" || STATIC_REPOSITORY_FIELDS.has(f));
   let writeEffect: WriteEffect = NO_WRITE;
   if (operation.operation === "mutation") {
     const roots = operation.selectionSet.selections.flatMap((sel) =>
@@ -304,10 +355,9 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     writeEffect,
     introspection: w.introspection,
     namesObjects: w.objects.size > 0,
+    staticRepository,
     selectsRateLimit: w.rateLimit,
-    rootFields: operation.selectionSet.selections.flatMap((s) =>
-      s.kind === Kind.FIELD ? [s.name.value] : [],
-    ),
+    rootFields,
     canonicalKey: `${input.printed ?? print(document)}\u0000${stableStringify(variables)}\u0000${operation.name?.value ?? ""}`,
   };
 }

@@ -444,3 +444,70 @@ describe("BatchScheduler with a tight budget (tightBudget)", () => {
     await l;
   });
 });
+
+describe("BatchScheduler holding a first-time read for a partner (partnerHold)", () => {
+  const partnerHold = { windowMs: 600, minExpectedPartners: 0.1, rateWindowMs: 60_000, maxEntries: 1_000 };
+
+  /** Other sessions' earlier queries (each alone), `count` of them, then the timers run out. */
+  async function othersQueried(s: BatchScheduler, count: number) {
+    for (let i = 0; i < count; i += 1) {
+      const done = submit(s, viewer, { sessionId: `other${i}`, maxDelayMs: undefined, batchClass: "repeat" });
+      await vi.advanceTimersByTimeAsync(600);
+      await done;
+    }
+  }
+
+  it("waits the hold once other sessions' arrivals predict a partner, and sends the pair as one query", async () => {
+    const s = scheduler({ partnerHold });
+    await othersQueried(s, 10);
+    const before = github.calls.length;
+    const a = submit(s, prView(1), { sessionId: "s1", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(300);
+    const b = submit(s, prView(2), { sessionId: "s2", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(299);
+    expect(github.calls).toHaveLength(before);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(github.calls).toHaveLength(before + 1);
+    expect(github.calls[before]?.kind).toBe("merged");
+    const [x, y] = await Promise.all([a, b]);
+    expect([x.batchSize, y.batchSize, x.waitedMs]).toEqual([2, 2, 600]);
+    await expectAloneAnswer(x, prView(1));
+  });
+
+  it("keeps the few-ms window when too few other sessions query, or only the same session does", async () => {
+    const s = scheduler({ partnerHold });
+    await othersQueried(s, 9);
+    const before = github.calls.length;
+    const a = submit(s, prView(1), { sessionId: "s1", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(github.calls).toHaveLength(before + 1);
+    await a;
+    const t = scheduler({ partnerHold });
+    for (let i = 0; i < 20; i += 1) {
+      const done = submit(t, viewer, { sessionId: "s1", batchClass: "repeat" });
+      await vi.advanceTimersByTimeAsync(600);
+      await done;
+    }
+    const c = submit(t, prView(3), { sessionId: "s1", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(github.calls).toHaveLength(21);
+    await c;
+  });
+
+  it("never holds the lifecycle's queries, and does not count them or refreshes as arrivals", async () => {
+    const s = scheduler({ partnerHold });
+    for (let i = 0; i < 20; i += 1) {
+      const done = submit(s, viewer, { sessionId: `r${i}`, maxDelayMs: 10 });
+      await vi.advanceTimersByTimeAsync(10);
+      await done;
+    }
+    const l = submit(s, prView(4), { sessionId: "ao-lifecycle", batchClass: "lifecycle" });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(github.calls).toHaveLength(21);
+    await l;
+    const a = submit(s, prView(5), { sessionId: "s1", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(github.calls).toHaveLength(22);
+    await a;
+  });
+});
