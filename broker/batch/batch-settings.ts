@@ -54,6 +54,28 @@ export const batchingSettings = z
           ),
       })
       .prefault({}),
+    mutations: z
+      .strictObject({
+        windowMs: ms
+          .max(10_000)
+          .default(2_000)
+          .describe(
+            "How long a GraphQL mutation waits for other sessions' mutations to go with it as one aliased mutation (one point and one write-lane turn for all); 0 sends every mutation alone.",
+          ),
+        busyWithinMs: ms
+          .default(10_000)
+          .describe(
+            "A mutation waits for partners only when another session sent one within this long; otherwise it goes at once.",
+          ),
+        maxMembers: z
+          .number()
+          .int()
+          .min(1)
+          .max(50)
+          .default(10)
+          .describe("Mutations merged into one request (1: never merge)."),
+      })
+      .prefault({}),
     maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),
     maxCost: z
       .number()
