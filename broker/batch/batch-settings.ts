@@ -19,6 +19,11 @@ export const batchingSettings = z
         interactive: ms
           .default(DEFAULT_BATCH_BUDGETS_MS.interactive)
           .describe("How long a first-time interactive query may wait for partners."),
+        immutable: ms
+          .default(DEFAULT_BATCH_BUDGETS_MS.immutable)
+          .describe(
+            "A first read of immutable facts only (a PR's id, number, url, head branch): kept 5 min once read, free inside a merged query.",
+          ),
         repeat: ms
           .default(DEFAULT_BATCH_BUDGETS_MS.repeat)
           .describe("A query the same session sent within the last minute (a polling loop)."),
@@ -58,7 +63,7 @@ export const batchingSettings = z
       .strictObject({
         windowMs: ms
           .max(10_000)
-          .default(2_000)
+          .default(4_000)
           .describe(
             "How long a GraphQL mutation waits for other sessions' mutations to go with it as one aliased mutation (one point and one write-lane turn for all); 0 sends every mutation alone.",
           ),

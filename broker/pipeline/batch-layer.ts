@@ -268,6 +268,7 @@ export function batchLayer(options: BatchLayerOptions): Layer {
               priority: request.priority,
               command: request.caller.command,
               repeat,
+              immutable: c.immutable === true,
             }),
             priority: request.priority,
             headers: request.headers,
