@@ -200,6 +200,16 @@ function topOperations(before: SimStats, after: SimStats, n = 8): Record<string,
   return Object.fromEntries(diff);
 }
 
+/** GraphQL points per operation between two snapshots, most first. */
+function pointsByOperation(before: SimStats, after: SimStats): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after.graphqlPointsByOperation)
+      .map(([op, n]) => [op, n - (before.graphqlPointsByOperation[op] ?? 0)] as const)
+      .filter(([, d]) => d > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
 function armReport(
   name: string,
   sim: RunningSimulator,
@@ -232,6 +242,7 @@ function armReport(
     secondaryLimited: after.requests.secondaryLimited - before.requests.secondaryLimited,
     rateLimited: after.requests.rateLimited - before.requests.rateLimited,
     topOperations: topOperations(before, after),
+    pointsByOperation: pointsByOperation(before, after),
     gh: { all: stat(ms()), checks: stat(ms("checks")), comment: stat(ms("comment")) },
     comments: judgeComments(sim, name, run.commands, prs),
   };
@@ -249,6 +260,20 @@ async function cacheLabels(gatewayUrl: string): Promise<Record<string, Record<st
     const group = /^s\d+$/.test(session) ? "agents" : "other";
     const bucket = out[group] as Record<string, number>;
     bucket[label] = (bucket[label] ?? 0) + value;
+  }
+  return out;
+}
+
+/** `ao_broker_upstream_read_points` for GraphQL, by reason (the broker's own why of every read's points). */
+async function readPointsByReason(gatewayUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("ao_broker_upstream_read_points") || !line.includes('resource="graphql"')) continue;
+    const reason = /reason="([^"]*)"/.exec(line)?.[1] ?? "?";
+    const identical = /identical="([^"]*)"/.exec(line)?.[1] === "true" ? " (identical)" : "";
+    const key = `${reason}${identical}`;
+    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return out;
 }
@@ -380,6 +405,7 @@ async function main(): Promise<void> {
     });
     let brokerReport: ReturnType<typeof armReport>;
     let labels: Record<string, Record<string, number>>;
+    let readPoints: Record<string, number> = {};
     let budget: BudgetResult;
     let runBroker: { commands: Command[]; pushes: number };
     try {
@@ -412,6 +438,7 @@ async function main(): Promise<void> {
         `broker arm (${via === "shim" ? "gh through the agents' shim" : "session env"})\n`,
       );
       const labelsBefore = await cacheLabels(broker.gatewayUrl);
+      const reasonsBefore = await readPointsByReason(broker.gatewayUrl);
       const brokerBefore = brokerSim.stats();
       runBroker = await runArm({
         name: "broker",
@@ -426,6 +453,12 @@ async function main(): Promise<void> {
       });
       const brokerAfter = brokerSim.stats();
       labels = diffLabels(labelsBefore, await cacheLabels(broker.gatewayUrl));
+      const reasonsAfter = await readPointsByReason(broker.gatewayUrl);
+      readPoints = Object.fromEntries(
+        Object.entries(reasonsAfter)
+          .map(([k, v]) => [k, Math.round((v - (reasonsBefore[k] ?? 0)) * 1000) / 1000] as const)
+          .filter(([, v]) => v > 0),
+      );
       budget = await client.budget();
       await client.close();
       brokerReport = armReport("broker", brokerSim, brokerBefore, brokerAfter, runBroker, prs);
@@ -460,7 +493,12 @@ async function main(): Promise<void> {
       commentEverySeconds: commentEveryMs / 1000,
       via,
       direct: directReport,
-      broker: { ...brokerReport, cacheLabels: labels, secondary: budget.secondary },
+      broker: {
+        ...brokerReport,
+        cacheLabels: labels,
+        readPointsByReason: readPoints,
+        secondary: budget.secondary,
+      },
       answersCompared: compared,
       answersDifferent: different,
       differences,
@@ -478,6 +516,9 @@ async function main(): Promise<void> {
         `  broker cache labels (agents): ${JSON.stringify(labels.agents)}; others (lifecycle): ${JSON.stringify(labels.other)}`,
         `  top upstream operations, direct: ${JSON.stringify(directReport.topOperations)}`,
         `  top upstream operations, broker: ${JSON.stringify(brokerReport.topOperations)}`,
+        `  GraphQL points by operation, direct: ${JSON.stringify(directReport.pointsByOperation)}`,
+        `  GraphQL points by operation, broker: ${JSON.stringify(brokerReport.pointsByOperation)}`,
+        `  broker read points by reason (GraphQL, the broker's metrics): ${JSON.stringify(readPoints)}`,
         ...(budget.secondary
           ? [
               `  content creation this hour ${budget.secondary.contentCreation.hour.used} (paced to ${budget.secondary.contentCreation.hour.limit}, GitHub ${budget.secondary.contentCreation.hour.githubLimit})`,

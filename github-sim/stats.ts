@@ -31,6 +31,8 @@ export interface SimStats {
     /** Of byOperation, the 304 answers (free) per operation: the rest of each count were fetched. */
     readonly notModifiedByOperation: Readonly<Record<string, number>>;
   };
+  /** Of graphqlPoints, the points each GraphQL operation (by name, or "anonymous") was charged. */
+  readonly graphqlPointsByOperation: Readonly<Record<string, number>>;
   /** GraphQL points charged since start/reset, across windows. */
   readonly graphqlPoints: number;
   /** REST core requests charged since start/reset, across windows. */
@@ -58,6 +60,7 @@ export class StatsCollector {
   private restCharged = 0;
   private byOperation = new Map<string, number>();
   private notModifiedByOperation = new Map<string, number>();
+  private pointsByOperation = new Map<string, number>();
 
   record(classification: Classification | undefined, response: SimResponse): void {
     this.total++;
@@ -92,6 +95,12 @@ export class StatsCollector {
         break;
     }
     this.graphqlPoints += response.graphqlPoints ?? 0;
+    if (classification && response.graphqlPoints) {
+      this.pointsByOperation.set(
+        classification.operation,
+        (this.pointsByOperation.get(classification.operation) ?? 0) + response.graphqlPoints,
+      );
+    }
   }
 
   /** Counts one charged REST request. */
@@ -130,6 +139,9 @@ export class StatsCollector {
         ),
       },
       graphqlPoints: this.graphqlPoints,
+      graphqlPointsByOperation: Object.fromEntries(
+        [...this.pointsByOperation].sort(([a], [b]) => a.localeCompare(b)),
+      ),
       restCharged: this.restCharged,
       world,
       now,
@@ -148,5 +160,6 @@ export class StatsCollector {
     this.restCharged = 0;
     this.byOperation = new Map();
     this.notModifiedByOperation = new Map();
+    this.pointsByOperation = new Map();
   }
 }

@@ -19,6 +19,11 @@ export const batchingSettings = z
         interactive: ms
           .default(DEFAULT_BATCH_BUDGETS_MS.interactive)
           .describe("How long a first-time interactive query may wait for partners."),
+        immutable: ms
+          .default(DEFAULT_BATCH_BUDGETS_MS.immutable)
+          .describe(
+            "A first read of immutable facts only (a PR's id, number, url, head branch): kept 5 min once read, free inside a merged query.",
+          ),
         repeat: ms
           .default(DEFAULT_BATCH_BUDGETS_MS.repeat)
           .describe("A query the same session sent within the last minute (a polling loop)."),
@@ -78,6 +83,28 @@ export const batchingSettings = z
           .default(60_000)
           .describe("Other sessions' queries are counted over this long."),
         maxEntries: z.number().int().min(1).default(10_000).describe("Recent arrivals remembered."),
+      })
+      .prefault({}),
+    mutations: z
+      .strictObject({
+        windowMs: ms
+          .max(10_000)
+          .default(4_000)
+          .describe(
+            "How long a GraphQL mutation waits for other sessions' mutations to go with it as one aliased mutation (one point and one write-lane turn for all); 0 sends every mutation alone.",
+          ),
+        busyWithinMs: ms
+          .default(10_000)
+          .describe(
+            "A mutation waits for partners only when another session sent one within this long; otherwise it goes at once.",
+          ),
+        maxMembers: z
+          .number()
+          .int()
+          .min(1)
+          .max(50)
+          .default(10)
+          .describe("Mutations merged into one request (1: never merge)."),
       })
       .prefault({}),
     maxMembers: z.number().int().min(2).max(100).default(50).describe("Queries merged into one."),

@@ -55,6 +55,13 @@ export {
 export { judgeUpstreamReply, type ReplyFacts, type UpstreamVerdict } from "./core/upstream-reply.js";
 export { type BatchErrorCode, BatchErrors } from "./errors.js";
 export {
+  MutationBatcher,
+  type MutationBatcherOptions,
+  type MutationBatcherStats,
+  type MutationOutcome,
+  type MutationSubmitOptions,
+} from "./mutation-batcher.js";
+export {
   type AloneMember,
   type BatchMemberInput,
   DEFAULT_MEMBER_CAPS,

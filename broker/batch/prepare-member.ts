@@ -7,7 +7,7 @@
  * and variables that do not coerce to their declared types. A refused request is not an error: it
  * is sent alone and gets GitHub's own answer.
  */
-import { type DocumentNode, type GraphQLSchema, getVariableValues, parse } from "graphql";
+import { type DocumentNode, type GraphQLSchema, getVariableValues, isNonNullType, parse } from "graphql";
 import { AoError } from "../../common/index.js";
 import { computeQueryCost, MAX_NODE_LIMIT, validateGitHubDocument } from "../../github/index.js";
 import { BATCHING_DEFAULTS } from "./batch-settings.js";
@@ -74,6 +74,12 @@ export interface PrepareMemberOptions {
   readonly caps?: Partial<MemberCaps> | undefined;
   /** Reuses the analysis of query texts seen before. @defaultValue none */
   readonly cache?: DocumentAnalysisCache | undefined;
+  /**
+   * Accept mutations (the write batcher, decision 0023) — only those whose every root field is
+   * nullable, so one member's failure nulls its own field and never the others' (a non-null root
+   * field that fails nulls the whole `data`). @defaultValue false
+   */
+  readonly mutations?: boolean | undefined;
 }
 
 /** What does not depend on the variables: parse, plan, validation. Cached per query text. */
@@ -123,6 +129,7 @@ function analyzeUncached(
   operationName: string | undefined,
   schema: GraphQLSchema,
   parsed: DocumentNode | undefined,
+  mutations: boolean,
 ): Analysis {
   let document: DocumentNode;
   try {
@@ -134,11 +141,22 @@ function analyzeUncached(
       message: error instanceof Error ? error.message : String(error),
     };
   }
-  const planned = planMember(document, operationName);
+  const planned = planMember(document, operationName, { mutations });
   if (!planned.ok) return planned;
   const invalid = validateGitHubDocument(schema, document);
   if (invalid.length > 0) {
     return { ok: false, reason: "validation-error", message: invalid[0]?.message ?? "invalid document" };
+  }
+  if (planned.plan.operation.operation === "mutation") {
+    const fields = schema.getMutationType()?.getFields() ?? {};
+    const nonNull = planned.plan.body.insertions.find(
+      (point) =>
+        point.kind === "root-field" && (!fields[point.name] || isNonNullType(fields[point.name]?.type)),
+    );
+    if (nonNull) return { ok: false, reason: "mutation", message: "a mutation with a non-null root field" };
+    // Root fields reached through a fragment are not checked above: such a mutation goes alone.
+    if (planned.plan.fragments.some((f) => f.rootLevel))
+      return { ok: false, reason: "mutation", message: "a mutation with root fields in a fragment" };
   }
   return { ok: true, document, plan: planned.plan };
 }
@@ -149,10 +167,12 @@ function analyzeDocument(
   options: PrepareMemberOptions,
   document: DocumentNode | undefined,
 ): Analysis {
-  const key = `${operationName ?? ""}\u0000${query}`;
+  const mutations = options.mutations === true;
+  // The write batcher's analyses (which plan mutations) are kept apart from the query scheduler's.
+  const key = `${mutations ? "mutations\u0001" : ""}${operationName ?? ""}\u0000${query}`;
   const cached = options.cache?.get(key);
   if (cached) return cached;
-  const analysis = analyzeUncached(query, operationName, options.schema, document);
+  const analysis = analyzeUncached(query, operationName, options.schema, document, mutations);
   options.cache?.set(key, analysis);
   return analysis;
 }

@@ -4,7 +4,7 @@
  * upstream answer's time), and the layers in their one order (create-gateway-pipeline.ts).
  */
 import { loadGitHubSchema } from "../../github/index.js";
-import { BatchScheduler, RepeatTracker } from "../batch/index.js";
+import { BatchScheduler, MutationBatcher, RepeatTracker } from "../batch/index.js";
 import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
 import { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import { RefreshRegistry } from "../cache/refresh-registry.js";
@@ -84,6 +84,24 @@ export function buildPipeline(
             () => scheduler.close({ flush: true }),
             config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS,
           ),
+        ...(config.batching.mutations.windowMs > 0 && config.batching.mutations.maxMembers > 1
+          ? {
+              createMutationBatcher: (send) =>
+                new MutationBatcher({
+                  send,
+                  schema,
+                  windowMs: config.batching.mutations.windowMs,
+                  busyWithinMs: config.batching.mutations.busyWithinMs,
+                  maxMembers: config.batching.mutations.maxMembers,
+                }),
+              onMutationBatcher: (batcher) =>
+                shutdown.add(
+                  "write batcher",
+                  () => batcher.close(),
+                  config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS,
+                ),
+            }
+          : {}),
         refreshDelayMs: config.cache.refresh.batchWindowMs,
         captureContext: (request) => observability.captureContext(request),
         traceFlush: (members, request, fn) => observability.traceFlush(members, request, fn),

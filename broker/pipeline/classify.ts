@@ -64,6 +64,10 @@ export interface RequestClass {
   readonly free: boolean;
   /** Creates a PR, issue, comment or review: GitHub's content-creation limits apply (80/min, 500/h). */
   readonly contentCreation: boolean;
+  /** How many content-creating requests it counts as: only a merged mutation's is more than 1. */
+  readonly contentCreations?: number | undefined;
+  /** A GraphQL query that reads only immutable facts (and static repository information). */
+  readonly immutable?: boolean | undefined;
   readonly graphql?: GraphQLAnalysis | undefined;
   readonly repo?: { readonly owner: string; readonly name: string } | undefined;
   /** The query failed to parse or names no operation; GitHub answers it with errors. */
@@ -187,6 +191,7 @@ export function classifyRequest(
       estimatedCost: analysis.cost.cost,
       graphql: analysis,
       repo,
+      ...(immutable && !analysis.introspection ? { immutable: true } : {}),
     };
   }
   const resource = restResourceForPath(input.path);

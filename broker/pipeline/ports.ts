@@ -22,6 +22,8 @@ export interface UpstreamRequest {
   readonly mutation: boolean;
   /** Creates a PR, issue, comment or review: counted against GitHub's content-creation limits. */
   readonly contentCreation: boolean;
+  /** How many content-creating requests it counts as (a merged mutation's creating members). @defaultValue 1 */
+  readonly contentCreations?: number | undefined;
   /** Costs nothing at GitHub (GET /rate_limit): answered even when its bucket is spent. */
   readonly free?: boolean | undefined;
   readonly deadlineAt: number;

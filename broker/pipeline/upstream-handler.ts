@@ -55,6 +55,7 @@ export function upstreamHandler(options: UpstreamHandlerOptions): Handler {
       idempotent: c.kind === "rest-read" || c.kind === "graphql-query",
       mutation: c.kind === "graphql-mutation" || c.kind === "rest-write",
       contentCreation: c.contentCreation,
+      ...(c.contentCreations !== undefined ? { contentCreations: c.contentCreations } : {}),
       free: c.free,
       deadlineAt: request.deadlineAt,
     });

@@ -34,6 +34,11 @@ export interface UpstreamJob {
   /** Creates content (PR, issue, comment, review): counted against 80/min and 500/h. @defaultValue false */
   readonly contentCreation?: boolean | undefined;
   /**
+   * How many content-creating requests it counts as (a merged mutation: each member that creates
+   * content, decision 0023). Only with contentCreation. @defaultValue 1
+   */
+  readonly contentCreations?: number | undefined;
+  /**
    * Costs nothing at GitHub (GET /rate_limit): not held when its bucket is known spent, and its
    * answer's `remaining: 0` does not hold the bucket (GitHub answers it regardless). @defaultValue false
    */
@@ -81,6 +86,8 @@ export interface UpstreamJobData {
   readonly idempotent: boolean;
   readonly mutation: boolean;
   readonly contentCreation: boolean;
+  /** Content-creating requests it counts as, when more than one. */
+  readonly contentCreations?: number | undefined;
   readonly free?: boolean | undefined;
   readonly deadlineAt: number;
   readonly timeoutMs?: number | undefined;
@@ -160,6 +167,9 @@ export function toJobData(job: UpstreamJob, replyTo: string, submittedAt: number
     idempotent: job.idempotent ?? !mutation,
     mutation,
     contentCreation: job.contentCreation ?? false,
+    ...(job.contentCreation && job.contentCreations !== undefined && job.contentCreations > 1
+      ? { contentCreations: Math.floor(job.contentCreations) }
+      : {}),
     ...(job.free && !mutation ? { free: true } : {}),
     deadlineAt: job.deadlineAt,
     timeoutMs: job.timeoutMs,

@@ -108,7 +108,7 @@ export function paceArgs(
       0,
       secondaryPoints(data.kind, data.method, data.mutation),
       data.kind === "graphql" ? policy.graphqlPointsPerMinute : policy.restPointsPerMinute,
-      data.contentCreation ? 1 : 0,
+      data.contentCreation ? (data.contentCreations ?? 1) : 0,
       policy.contentCreationPerMinute,
       policy.contentCreationPerHour,
       policy.secondaryMinuteMs,

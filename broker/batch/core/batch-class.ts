@@ -5,6 +5,14 @@
  *
  * - interactive: a first-time read someone is waiting on (a few ms: just enough to catch
  *   queries sent in the same instant, such as many sessions' `gh pr view` fired together).
+ * - immutable: a first read of immutable facts only (gh's `{number,headRefName,id}` and
+ *   `{id,url,number}` PR lookups): asked once per PR per session and kept 5 minutes, so a wait
+ *   is paid once, and it costs nothing inside a merged query (no connections). Alone it costs a
+ *   point each: the comment fleet's 80 first lookups were 45–63 of the broker's points (decision 0023).
+ *   Its default is the interactive 5 ms until the e2e interaction below is understood: at 600 ms
+ *   the fleet reached 12.3×, but test/e2e/broker/facet-cache-gh.e2e.test.ts (500 ms lifecycle
+ *   cycles) then saw its second `gh pr checks` re-ask PullRequestStatusChecks when run beside
+ *   another e2e file (2 of 2 runs; it passes alone and on main).
  * - repeat: the same query again from the same session (a polling loop): up to 1.5 s.
  * - watch: `gh pr checks --watch`, `gh run watch`: they poll every 3–10 s anyway: up to 2 s.
  * - lifecycle: the broker's own PR poller: 50 ms. Its queries carry gh's preview headers and
@@ -13,7 +21,14 @@
  * - background: anything nobody waits on.
  */
 
-export const BATCH_CLASSES = ["interactive", "repeat", "watch", "lifecycle", "background"] as const;
+export const BATCH_CLASSES = [
+  "interactive",
+  "immutable",
+  "repeat",
+  "watch",
+  "lifecycle",
+  "background",
+] as const;
 export type BatchClass = (typeof BATCH_CLASSES)[number];
 
 /**
@@ -24,6 +39,7 @@ export type BatchClass = (typeof BATCH_CLASSES)[number];
  */
 export const DEFAULT_BATCH_BUDGETS_MS: Readonly<Record<BatchClass, number>> = {
   interactive: 5,
+  immutable: 5,
   repeat: 600,
   watch: 800,
   lifecycle: 50,
@@ -37,6 +53,8 @@ export interface BatchClassInput {
   readonly command?: string | undefined;
   /** The same session sent the same query (and variables) recently. */
   readonly repeat?: boolean | undefined;
+  /** The query reads only immutable facts (classification: no facet tags). */
+  readonly immutable?: boolean | undefined;
 }
 
 const WATCH_COMMAND = /(^|\s)(--watch|-w)(\s|$)|\brun\s+watch\b/;
@@ -44,6 +62,7 @@ const WATCH_COMMAND = /(^|\s)(--watch|-w)(\s|$)|\brun\s+watch\b/;
 export function chooseBatchClass(input: BatchClassInput): BatchClass {
   if (input.priority === "lifecycle") return "lifecycle";
   if (input.command && WATCH_COMMAND.test(input.command)) return "watch";
+  if (input.immutable) return "immutable";
   if (input.repeat) return "repeat";
   if (input.priority === "background") return "background";
   return "interactive";

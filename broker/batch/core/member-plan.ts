@@ -221,12 +221,27 @@ function chooseOperation(
     : { ok: false, reason: "ambiguous-operation", message: "several operations and no operationName" };
 }
 
+export interface PlanOptions {
+  /**
+   * Plan a mutation too (the write batcher's members, decision 0023); by default a mutation goes
+   * alone. A merged mutation runs its members' root fields one after another, in member order,
+   * as GitHub runs the root fields of any mutation.
+   * @defaultValue false
+   */
+  readonly mutations?: boolean;
+}
+
 /** Plans how to merge the operation GitHub would run for (document, operationName). */
-export function planMember(document: DocumentNode, operationName?: string | null): PlanResult {
+export function planMember(
+  document: DocumentNode,
+  operationName?: string | null,
+  options: PlanOptions = {},
+): PlanResult {
   const chosen = chooseOperation(document, operationName ?? undefined);
   if ("ok" in chosen) return chosen;
   const operation = chosen;
-  if (operation.operation === "mutation") return { ok: false, reason: "mutation", message: "a mutation" };
+  if (operation.operation === "mutation" && !options.mutations)
+    return { ok: false, reason: "mutation", message: "a mutation" };
   if (operation.operation === "subscription") {
     return { ok: false, reason: "subscription", message: "a subscription" };
   }

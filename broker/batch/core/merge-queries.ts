@@ -1,6 +1,7 @@
 /**
  * Merges N callers' query operations into one document GitHub runs as one query (one HTTP request,
- * one point for most gh-sized queries). Each caller's root fields get the alias prefix `b<i>_`,
+ * one point for most gh-sized queries); N mutations merge the same way into one mutation (decision
+ * 0023: GitHub runs a mutation's root fields one after another, so each member's run in order). Each caller's root fields get the alias prefix `b<i>_`,
  * its variables the same prefix, and its fragments a canonical name `f<k>_<name>`; fragments whose
  * text is identical and independent of variables and of the root are shared by every caller that
  * has them (gh sends the same fragment text from every session, so N copies shrink to one).
@@ -134,13 +135,21 @@ const WHITE_SPACE = new Set([0x09, 0x0a, 0x0d, 0x20, 0xfeff]);
 
 export function mergeQueries(members: readonly MergeMemberInput[], options: MergeOptions = {}): MergedQuery {
   if (members.length === 0) throw new RangeError("mergeQueries needs at least one member");
+  // One operation type for all: queries merge with queries, mutations with mutations.
+  const operationType = members[0]?.plan.operation.operation ?? "query";
+  if (members.some((m) => m.plan.operation.operation !== operationType))
+    throw new RangeError("mergeQueries cannot merge a query with a mutation");
+  if (operationType === "subscription") throw new RangeError("subscriptions are never merged");
+  // rateLimit is a Query field: a mutation cannot select it, whatever the caller asked.
   const rateLimitAlias =
-    options.rateLimitAlias === false ? undefined : (options.rateLimitAlias ?? RATE_LIMIT_ALIAS);
+    options.rateLimitAlias === false || operationType === "mutation"
+      ? undefined
+      : (options.rateLimitAlias ?? RATE_LIMIT_ALIAS);
   const { shared, namesByMember } = assignFragments(members);
   const builder = new MergedTextBuilder();
   const variables: Record<string, unknown> = {};
 
-  builder.appendSynthetic(`query ${MERGED_OPERATION_NAME}`);
+  builder.appendSynthetic(`${operationType} ${MERGED_OPERATION_NAME}`);
   let firstDefinition = true;
   members.forEach((member, index) => {
     const prefix = memberPrefix(index);

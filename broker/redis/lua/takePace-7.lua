@@ -30,7 +30,8 @@
     ARGV[1] now (epoch ms; "0" = Redis TIME)
     ARGV[2] points of this request (0 = not counted)
     ARGV[3] points allowed per minute on the endpoint
-    ARGV[4] "1" when the request creates content
+    ARGV[4] how many content-creating requests it counts as ("0" none, "1" one; a merged
+            mutation counts each member that creates content)
     ARGV[5] content-creating requests allowed per minute
     ARGV[6] content-creating requests allowed per hour
     ARGV[7] length of a minute, ms (a multiple of 60; 60000 unless time is compressed)
@@ -48,7 +49,8 @@
 --- @include "_now"
 local now = scriptNow(ARGV[1])
 local points, pointsLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
-local creates = ARGV[4] == '1'
+local creates = tonumber(ARGV[4]) or 0
+if creates < 0 or creates ~= math.floor(creates) then return -1 end
 local ccMinute, ccHour = tonumber(ARGV[5]), tonumber(ARGV[6])
 local minuteMs = tonumber(ARGV[7])
 local endpoint, jobId, session = ARGV[8] or '', ARGV[9] or '', ARGV[10] or ''
@@ -106,9 +108,9 @@ if points > 0 then
   local ok, t = check(KEYS[3], secondMs, 60, pointsLimit, points)
   if not ok then code, untilMs = '3', t end
 end
-if creates then
-  local ok1, t1 = check(KEYS[4], secondMs, 60, ccMinute, 1)
-  local ok2, t2 = check(KEYS[5], minuteMs, 60, ccHour, 1)
+if creates > 0 then
+  local ok1, t1 = check(KEYS[4], secondMs, 60, ccMinute, creates)
+  local ok2, t2 = check(KEYS[5], minuteMs, 60, ccHour, creates)
   if not ok1 and t1 > untilMs then code, untilMs = '4', t1 end
   if not ok2 and t2 > untilMs then code, untilMs = '5', t2 end
 end
@@ -116,9 +118,9 @@ if code ~= '0' then return refuse(code, untilMs) end
 if dry then return { '0', '0', tostring(now) } end
 
 if points > 0 then record(KEYS[3], secondMs, 60, points) end
-if creates then
-  record(KEYS[4], secondMs, 60, 1)
-  record(KEYS[5], minuteMs, 60, 1)
+if creates > 0 then
+  record(KEYS[4], secondMs, 60, creates)
+  record(KEYS[5], minuteMs, 60, creates)
 end
 if endpoint ~= '' then
   rcall('ZADD', KEYS[6], now, endpoint)

@@ -263,14 +263,14 @@ describe("takePace-7.lua", () => {
   const take = async (
     now: number,
     points: number,
-    creates = false,
+    creates: boolean | number = false,
     extra: { minuteMs?: number; job?: string; session?: string; dry?: boolean } = {},
   ) =>
     (await scripts.run("takePace", keys, [
       now,
       points,
       10,
-      creates ? 1 : 0,
+      typeof creates === "number" ? creates : creates ? 1 : 0,
       3,
       5,
       extra.minuteMs ?? 60_000,
@@ -303,6 +303,18 @@ describe("takePace-7.lua", () => {
     const hourly = await take(T + 130_000, 0, true);
     expect(hourly[0]).toBe("5");
     expect(Number(hourly[1])).toBe(T - (T % 60_000) + 3_660_000);
+  });
+
+  it("counts a merged mutation as each content-creating member (decision 0023)", async () => {
+    // 3 a minute: two members fit, then two more do not (2 + 2 > 3), nor would one of 1 + 3.
+    expect((await take(T, 0, 2))[0]).toBe("0");
+    expect((await take(T + 1_000, 0, 2))[0]).toBe("4");
+    expect((await take(T + 1_000, 0, 1))[0]).toBe("0");
+    expect((await take(T + 2_000, 0, 1))[0]).toBe("4");
+    // The hour (5) counts members too: 3 recorded, then 2 more fit a minute later, then none.
+    expect((await take(T + 61_000, 0, 2))[0]).toBe("0");
+    expect((await take(T + 122_000, 0, 1))[0]).toBe("5");
+    await expect(take(T, 0, -1)).rejects.toThrow(/invalid argument/);
   });
 
   it("compresses both windows with the minute: 600 ms minutes make a 36 s hour", async () => {

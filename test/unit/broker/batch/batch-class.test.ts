@@ -8,6 +8,16 @@ describe("chooseBatchClass", () => {
     { name: "gh run watch", input: { command: "gh run watch 1001" }, expected: "watch" },
     { name: "a repeated query", input: { command: "gh pr view 5", repeat: true }, expected: "repeat" },
     { name: "a first-time read", input: { command: "gh pr view 5" }, expected: "interactive" },
+    {
+      name: "a first read of immutable facts (gh pr comment's PR lookup)",
+      input: { command: "gh pr comment 5", immutable: true },
+      expected: "immutable",
+    },
+    {
+      name: "the lifecycle's immutable read",
+      input: { priority: "lifecycle", immutable: true },
+      expected: "lifecycle",
+    },
     { name: "background work", input: { priority: "background" }, expected: "background" },
     {
       name: "a branch named like a flag",

@@ -1,6 +1,6 @@
 import { parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { RATE_LIMIT_ALIAS } from "../../../../broker/batch/index.js";
+import { mergeQueries, planMember, RATE_LIMIT_ALIAS } from "../../../../broker/batch/index.js";
 import { computeQueryCost, loadGitHubSchema, validateGitHubDocument } from "../../../../github/index.js";
 import { normalizeJson } from "./support/deterministic-executor.js";
 import { type MemberSpec, merge, runAlone, runMerged } from "./support/merge-harness.js";
@@ -246,5 +246,55 @@ fragment R on Repository { name }`;
     it("throws a RangeError", () => {
       expect(() => merge(schema, [])).toThrow(RangeError);
     });
+  });
+});
+
+describe("mergeQueries of mutations (decision 0023)", () => {
+  const COMMENT =
+    "mutation CommentCreate($input:AddCommentInput!){addComment(input: $input){commentEdge{node{url}}}}";
+  const plan = (query: string, mutations = true) => {
+    const planned = planMember(parse(query), undefined, { mutations });
+    if (!planned.ok) throw new Error(planned.message);
+    return planned.plan;
+  };
+  const member = (i: number, query = COMMENT) => ({
+    id: `m${i}`,
+    source: query,
+    plan: plan(query),
+    variables: { input: { subjectId: `PR_${i}`, body: `b${i}` } },
+  });
+
+  it("writes one valid mutation, members in order, with no rateLimit even when asked for one", () => {
+    const merged = mergeQueries([member(0), member(1)], { rateLimitAlias: RATE_LIMIT_ALIAS });
+    expect(merged.query.startsWith("mutation AoBrokerBatch($b0_input:AddCommentInput!, $b1_input")).toBe(
+      true,
+    );
+    expect(merged.query.indexOf("b0_addComment")).toBeLessThan(merged.query.indexOf("b1_addComment"));
+    expect(merged.query).not.toContain("rateLimit");
+    expect(merged.rateLimitAlias).toBeUndefined();
+    expect(merged.variables).toEqual({
+      b0_input: { subjectId: "PR_0", body: "b0" },
+      b1_input: { subjectId: "PR_1", body: "b1" },
+    });
+    expect(validateGitHubDocument(schema, parse(merged.query))).toEqual([]);
+    // One request however many members: no connections, GitHub's minimum of 1 point.
+    expect(
+      computeQueryCost({ schema, document: parse(merged.query), variables: merged.variables }).cost,
+    ).toBe(1);
+  });
+
+  it("refuses to merge a mutation with a query", () => {
+    const query = {
+      id: "q",
+      source: "{ viewer { login } }",
+      plan: plan("{ viewer { login } }"),
+      variables: {},
+    };
+    expect(() => mergeQueries([member(0), query])).toThrow(RangeError);
+  });
+
+  it("plans a mutation only when asked to", () => {
+    expect(planMember(parse(COMMENT))).toMatchObject({ ok: false, reason: "mutation" });
+    expect(planMember(parse(COMMENT), undefined, { mutations: true })).toMatchObject({ ok: true });
   });
 });

@@ -1,3 +1,4 @@
+import { buildSchema } from "graphql";
 import { describe, expect, it } from "vitest";
 import type { AloneReason } from "../../../../broker/batch/index.js";
 import { BatchErrors, DocumentAnalysisCache, prepareMember } from "../../../../broker/batch/index.js";
@@ -215,6 +216,31 @@ describe("prepareMember", () => {
       } catch (error) {
         expect(isAoError(error, BatchErrors.AO_ERR_BATCH_INVALID_MEMBER)).toBe(true);
       }
+    });
+  });
+});
+
+describe("prepareMember for the write batcher (mutations: true)", () => {
+  const tiny = buildSchema("type Query { a: Int } type Mutation { must(x: Int): Int! maybe(x: Int): Int }");
+
+  it.each([
+    { name: "a nullable root field", query: "mutation { maybe(x: 1) }", eligible: true },
+    {
+      name: "a non-null root field (its failure would null everyone's data)",
+      query: "mutation { must(x: 1) }",
+      eligible: false,
+    },
+    { name: "both", query: "mutation { maybe(x: 1) must(x: 2) }", eligible: false },
+  ])("accepts only nullable root fields: $name", ({ query, eligible }) => {
+    const member = prepareMember({ id: "m", query }, { schema: tiny, mutations: true });
+    expect(member.eligible).toBe(eligible);
+    if (!member.eligible) expect(member.reason).toBe("mutation");
+  });
+
+  it("still sends a mutation alone without the option", () => {
+    expect(prepareMember({ id: "m", query: "mutation { maybe(x: 1) }" }, { schema: tiny })).toMatchObject({
+      eligible: false,
+      reason: "mutation",
     });
   });
 });
