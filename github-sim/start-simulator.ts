@@ -18,6 +18,8 @@ import { startSimServer } from "./http/server.js";
 import { resolveOptions, type SimulatorOptions } from "./options.js";
 import { SimState } from "./sim-state.js";
 import type { SimStats } from "./stats.js";
+import { webhooksForChange } from "./webhooks/webhook-payloads.js";
+import { WEBHOOK_TARGET_DEFAULTS, WebhookSender, type WebhookStats } from "./webhooks/webhook-sender.js";
 
 export interface RunningSimulator {
   /** e.g. "http://127.0.0.1:3990" (no trailing slash). */
@@ -45,6 +47,10 @@ export interface RunningSimulator {
   setFaults(faults: FaultInjector | FaultPlanInput | undefined): FaultInjector | undefined;
   /** The installed plan's per-rule counters (GET /_sim/faults); undefined without a plan. */
   faultReport(): FaultRuleReport[] | undefined;
+  /** Webhook deliveries so far (options.webhooks); undefined when none are configured. */
+  webhookStats(): WebhookStats | undefined;
+  /** Resolves once every webhook queued so far was delivered or given up. */
+  flushWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +67,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     cacheResults: resolved.cacheResults,
   });
   state.faults = resolved.faults;
+  const sender = resolved.webhooks ? new WebhookSender(resolved.webhooks) : undefined;
+  const apiBase = (resolved.webhooks?.apiBase ?? WEBHOOK_TARGET_DEFAULTS.apiBase).replace(/\/+$/, "");
+  const stopWebhooks = sender
+    ? state.onChange((change) => {
+        // Built now (the payload is the object as of this change), sent later by the sender's pump.
+        const shape = { world: state.world, api: apiBase, web: state.webBase };
+        sender.enqueue(webhooksForChange(state.world, shape, change));
+      })
+    : undefined;
   const pipeline = createPipeline(state, {
     latency: { latencyMs: resolved.latencyMs, jitterMs: resolved.jitterMs, random: resolved.random },
     faults: () => state.faults,
@@ -119,9 +134,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return state.faults;
     },
     faultReport: () => (state.faults as Partial<FaultPlanInjector> | undefined)?.report?.(),
+    webhookStats: () => sender?.stats(),
+    flushWebhooks: async () => {
+      await sender?.flush();
+    },
     close: async () => {
       if (closed) return;
       closed = true;
+      stopWebhooks?.();
+      await sender?.close();
       await server.close();
     },
   };
