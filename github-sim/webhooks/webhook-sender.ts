@@ -97,7 +97,7 @@ export class WebhookSender {
 
   /** Resolves once every delivery queued so far was sent (or given up). */
   async flush(): Promise<void> {
-    while (this.#pumping) await this.#pumping;
+    for (let pump = this.#pumping; pump !== undefined; pump = this.#pumping) await pump;
   }
 
   /** Stops sending; pending deliveries are dropped (counted), one in flight finishes. */
