@@ -103,6 +103,39 @@ export function parseScenarioOrThrow(input: unknown, source = "scenario"): Parse
   return parsed.value;
 }
 
+/** Checks a webhook target (options.webhooks, setWebhooks); throws AO_ERR_SIM_OPTIONS_INVALID naming the field. */
+export function checkWebhookTarget(webhooks: WebhookTarget): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(webhooks.url);
+  } catch {
+    url = undefined;
+  }
+  check(
+    url?.protocol === "http:" || url?.protocol === "https:",
+    "webhooks.url",
+    "an http(s) URL",
+    webhooks.url,
+  );
+  check(
+    typeof webhooks.secret === "string" && webhooks.secret.length > 0,
+    "webhooks.secret",
+    "a non-empty string",
+    "<redacted>",
+  );
+  for (const event of webhooks.events ?? [])
+    check(
+      (WEBHOOK_EVENTS as readonly string[]).includes(event),
+      "webhooks.events",
+      `one of ${WEBHOOK_EVENTS.join(", ")}`,
+      event,
+    );
+  for (const field of ["maxAttempts", "retryDelayMs", "timeoutMs", "maxQueue"] as const) {
+    const value = webhooks[field];
+    if (value !== undefined) check(isCount(value) && value > 0, `webhooks.${field}`, "an integer > 0", value);
+  }
+}
+
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const port = options.port ?? 0;
   check(Number.isInteger(port) && port >= 0 && port <= 65535, "port", "an integer 0..65535", port);
@@ -126,38 +159,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   check(isCount(maxBodyBytes) && maxBodyBytes > 0, "maxBodyBytes", "an integer > 0", maxBodyBytes);
 
   const webhooks = options.webhooks;
-  if (webhooks) {
-    let url: URL | undefined;
-    try {
-      url = new URL(webhooks.url);
-    } catch {
-      url = undefined;
-    }
-    check(
-      url?.protocol === "http:" || url?.protocol === "https:",
-      "webhooks.url",
-      "an http(s) URL",
-      webhooks.url,
-    );
-    check(
-      typeof webhooks.secret === "string" && webhooks.secret.length > 0,
-      "webhooks.secret",
-      "a non-empty string",
-      "<redacted>",
-    );
-    for (const event of webhooks.events ?? [])
-      check(
-        (WEBHOOK_EVENTS as readonly string[]).includes(event),
-        "webhooks.events",
-        `one of ${WEBHOOK_EVENTS.join(", ")}`,
-        event,
-      );
-    for (const field of ["maxAttempts", "retryDelayMs", "timeoutMs", "maxQueue"] as const) {
-      const value = webhooks[field];
-      if (value !== undefined)
-        check(isCount(value) && value > 0, `webhooks.${field}`, "an integer > 0", value);
-    }
-  }
+  if (webhooks) checkWebhookTarget(webhooks);
 
   let scenario = parseScenarioOrThrow(options.scenario ?? DEFAULT_SCENARIO);
   if (prs > 0) {
