@@ -3,8 +3,8 @@
  * REST answers it carries and moves exactly the (object, facet) pairs its event changes.
  *
  *   1. plan (core/webhook-patches.ts): the patches (path → payload object) and the moves;
- *   2. the moves are resolved with the learned aliases (node ids, head branches) and invalidated
- *      as a signal's: the refresher (decision 0014) fetches the GraphQL answers agents read of
+ *   2. the moves are resolved with the learned aliases (node ids, head branches), gathered with
+ *      those of the deliveries of the next `gatherMs`, and invalidated once as a signal's: the refresher (decision 0014) fetches the GraphQL answers agents read of
  *      them once, and serves them STALE_REVALIDATING meanwhile;
  *   3. each cached answer of a patched path that agents read recently (the refresh registry names
  *      them, with their headers) gets the payload's object as its body, under the generations just
@@ -14,7 +14,7 @@
  *      carries the API base the client reached, equals the payload's). Diff and patch media types
  *      are never patched.
  * Every step is an optimisation over the lifecycle's refresh: a failure is logged, never thrown
- * into the webhook's answer.
+ * into the webhook's answer, and the answer does not wait for the gathered move and patches.
  */
 import type { Logger } from "../../common/index.js";
 import { aliasesNeeded, resolveWrite } from "./core/resolve-write.js";
@@ -35,6 +35,11 @@ export interface WebhookPatcherOptions {
   readonly registry: RefreshRegistry | undefined;
   readonly liveness: WebhookLiveness;
   readonly logger: Logger;
+  /**
+   * Deliveries arriving within this long of the first are moved and patched together (the
+   * lifecycle's webhookDebounceMs). @defaultValue 0: each on its own, at once
+   */
+  readonly gatherMs?: number;
 }
 
 export interface WebhookPatchStats {
@@ -63,6 +68,7 @@ function parse(body: Buffer): unknown {
 export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPatcher {
   const { cache, registry, liveness, logger } = options;
   const stats = { deliveries: 0, patched: 0, notPatched: 0, tagsMoved: 0, failed: 0 };
+  const gatherMs = Math.max(0, options.gatherMs ?? 0);
 
   const patchPath = async (patch: RestPatch): Promise<void> => {
     if (!registry) return;
@@ -85,6 +91,27 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
     }
   };
 
+  // Deliveries gathered for `gatherMs` leave as ONE move: GitHub sends check_run, workflow_job and
+  // workflow_run for the same step of CI back to back, and each move would start its own refresh.
+  let batch: { tags: Set<string>; patches: RestPatch[]; done: Promise<void> } | undefined;
+  const flush = async (current: NonNullable<typeof batch>) => {
+    if (batch === current) batch = undefined;
+    const moved = await cache.invalidate([...current.tags], { origin: "signal" });
+    stats.tagsMoved += Object.keys(moved?.moves ?? {}).length;
+    // In delivery order: a later object of the same path is patched last (patchIsNewer guards the rest).
+    for (const patch of current.patches) await patchPath(patch);
+  };
+  const gather = (tags: readonly string[], patches: readonly RestPatch[]): Promise<void> => {
+    if (!batch) {
+      const fresh = { tags: new Set<string>(), patches: [] as RestPatch[], done: Promise.resolve() };
+      fresh.done = new Promise<void>((resolve) => setTimeout(resolve, gatherMs)).then(() => flush(fresh));
+      batch = fresh;
+    }
+    for (const tag of tags) batch.tags.add(tag);
+    batch.patches.push(...patches);
+    return batch.done;
+  };
+
   return {
     events: PATCHING_WEBHOOK_EVENTS,
     async apply(event, payload) {
@@ -96,10 +123,14 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
         const aliases = await cache.aliases(aliasesNeeded(plan.effect));
         const objectBranch = new Map(aliases.objectBranch);
         for (const [object, branch] of plan.branches) objectBranch.set(object, branch);
-        const tags = resolveWrite(plan.effect, { ...aliases, objectBranch });
-        const moved = await cache.invalidate(tags, { origin: "signal" });
-        stats.tagsMoved += Object.keys(moved?.moves ?? {}).length;
-        for (const patch of plan.patches) await patchPath(patch);
+        // Not awaited: the delivery is answered at once (GitHub wants a quick 2xx), and deliveries
+        // sent one after another (in order, as GitHub's and the simulator's are) still gather.
+        gather(resolveWrite(plan.effect, { ...aliases, objectBranch }), plan.patches).catch(
+          (error: unknown) => {
+            stats.failed += 1;
+            logger.warn({ err: error, event }, "patching cached answers from a webhook failed");
+          },
+        );
       } catch (error) {
         stats.failed += 1;
         logger.warn({ err: error, event }, "patching cached answers from a webhook failed");

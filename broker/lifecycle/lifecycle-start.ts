@@ -83,6 +83,7 @@ export function createBrokerLifecycle(
                   cache: parts.cache,
                   registry: parts.pipeline.registry,
                   liveness: parts.pipeline.webhooks,
+                  gatherMs: lifecycleConfig.webhookDebounceMs,
                   logger: logger.child({ component: "webhook-patcher" }),
                 }),
               }

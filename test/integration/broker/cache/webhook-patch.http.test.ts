@@ -104,6 +104,9 @@ describe("webhooks patching cached answers", () => {
     await sim.flushWebhooks();
     expect(sim.webhookStats()?.delivered).toBeGreaterThan(0);
     expect(sim.webhookStats()?.failed).toBe(0);
+    // The broker answers a delivery at once and moves and patches after gathering
+    // (lifecycle.webhookDebounceMs, 200 ms): give it that and a little more.
+    await new Promise((r) => setTimeout(r, 1_000));
 
     // REST: patched from the payload — a HIT with the new body, and no request upstream.
     const patched = await readCheck();
