@@ -170,10 +170,13 @@ export function planWebhook(event: string, payload: unknown): WebhookPlan | unde
     case "pull_request_review": {
       const number = id(obj(body.pull_request)?.number);
       if (number === undefined) return undefined;
-      // The review's PR object is not GET pulls/N's representation on GitHub (no mergeability): moved, not patched.
+      // The review's PR object is not GET pulls/N's representation on GitHub (no mergeability):
+      // moved, not patched. A review changes the review decision, and so the merge state.
       return plan([], {
         ...NO_WRITE,
-        objects: [{ object: objectKey(owner, name, number), facets: ["reviews", "threads", "comments"] }],
+        objects: [
+          { object: objectKey(owner, name, number), facets: ["reviews", "threads", "comments", "merge"] },
+        ],
       });
     }
     case "issue_comment": {

@@ -131,7 +131,7 @@ describe("planWebhook", () => {
         not: ["num:acme/widgets#7:core"],
       },
       {
-        name: "a review moves reviews, threads and comments of its PR only",
+        name: "a review moves reviews, threads, comments and the merge state of its PR only",
         event: "pull_request_review",
         payload: { action: "submitted", review: {}, pull_request: { number: 3 } },
         has: [
