@@ -139,6 +139,7 @@ describe("planWebhook", () => {
           "num:acme/widgets#3:threads",
           "num:acme/widgets#3:comments",
           "num:acme/widgets#3:updated",
+          "num:acme/widgets#3:merge",
         ],
         not: ["num:acme/widgets#3:checks", "num:acme/widgets#3:head", "num:acme/widgets#3:state"],
       },
