@@ -16,7 +16,7 @@
  * cannot read is simply not patched (its moves, when known, still apply).
  */
 import {
-  actionsJobsTag,
+  actionsJobTag,
   actionsRunsTag,
   actionsRunTag,
   createdTags,
@@ -133,7 +133,8 @@ export function planWebhook(event: string, payload: unknown): WebhookPlan | unde
         str(run.head_sha),
         numbers(run.pull_requests),
         str(obj(run.check_suite)?.head_branch),
-        [actionsJobsTag(owner, name)],
+        // That check run's own answers (by id, its annotations), not every job's of the repository.
+        [actionsJobTag(owner, name, checkId)],
       );
       return plan([{ path: path(owner, name, `/check-runs/${checkId}`), body: run }], effect);
     }
@@ -144,7 +145,7 @@ export function planWebhook(event: string, payload: unknown): WebhookPlan | unde
       const runId = id(job.run_id);
       const branch = str(job.head_branch);
       const extra = [
-        actionsJobsTag(owner, name),
+        actionsJobTag(owner, name, jobId),
         // A run's updated_at follows its jobs, so the run and the run lists move with them.
         ...(runId !== undefined ? [actionsRunTag(owner, name, runId)] : []),
         actionsRunsTag(owner, name),
@@ -161,9 +162,9 @@ export function planWebhook(event: string, payload: unknown): WebhookPlan | unde
       const extra = [
         actionsRunTag(owner, name, runId),
         actionsRunsTag(owner, name),
-        actionsJobsTag(owner, name),
         ...(branch ? [actionsRunsTag(owner, name, branch)] : []),
       ];
+      // Its jobs list is under the run's own tag; each job's own answers move with its own delivery.
       const effect = checksEffect(owner, name, str(run.head_sha), numbers(run.pull_requests), branch, extra);
       return plan([{ path: path(owner, name, `/actions/runs/${runId}`), body: run }], effect);
     }
