@@ -30,6 +30,7 @@ export interface BenchFlags {
   readonly brokerProcess?: string;
   readonly progress?: boolean;
   readonly explain?: boolean;
+  readonly webhooks?: boolean;
 }
 
 export interface TargetOptions {
@@ -197,7 +198,10 @@ export function parseBenchFlags(
     ...(brokerConfig ? { brokerConfig } : {}),
     ...(flags.brokerProcess ? { brokerProcess: flags.brokerProcess as "child" | "in-process" } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
+    ...(flags.webhooks ? { webhooks: true } : {}),
   };
+  if (target && flags.webhooks)
+    throw invalid("--webhooks", "the simulator delivers the webhooks; it cannot run with --target");
   if (target && flags.explain)
     throw invalid(
       "--explain",

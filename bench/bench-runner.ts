@@ -80,6 +80,8 @@ export interface BenchOptions {
   readonly brokerConfig?: Readonly<Record<string, unknown>>;
   /** Run the broker as its own process (measurable CPU and memory) or in this one. @defaultValue child when dist/cli.js exists */
   readonly brokerProcess?: BrokerProcessMode;
+  /** Broker arm: the simulator delivers webhooks to the broker's gateway (decision 0021). @defaultValue false */
+  readonly webhooks?: boolean;
   /**
    * Quick runs: scout with short windows, and take the answer only from steps judged like the full
    * run's (a `confirmWindowS` window), with their own share of the time budget (docs/decisions/0015).
@@ -303,6 +305,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           redisPid: options.redisUrl ? undefined : redis?.pid,
           ...(options.brokerConfig ? { brokerConfig: options.brokerConfig } : {}),
           ...(options.brokerProcess ? { brokerProcess: options.brokerProcess } : {}),
+          ...(options.webhooks ? { webhooks: true } : {}),
           ...(options.brokerSessionsReadOnly ? { brokerSessionsReadOnly: true } : {}),
           stepId: `${process.pid}x${stepCounter++}`,
           enforceLimits: options.enforceLimits ?? false,

@@ -6,6 +6,7 @@
  * issue, so the count stays constant. Warm-up is discarded; the window is measured from the
  * simulator's own accounting (what GitHub charged) and the agents' side (waits, errors, staleness).
  */
+import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,6 +62,11 @@ export interface StepInput {
   /** Broker config overrides applied before scaling (broker arm only). */
   readonly brokerConfig?: Readonly<Record<string, unknown>>;
   readonly brokerProcess?: BrokerProcessMode;
+  /**
+   * The simulator delivers webhooks to the broker's gateway (broker arm; decision 0021): the
+   * broker gets a fresh secret and the simulator signs with it. @defaultValue false
+   */
+  readonly webhooks?: boolean;
   /** Open every agent's broker session read-only (tests: a broker that refuses writes). */
   readonly brokerSessionsReadOnly?: boolean;
   readonly onProgress?: (phase: StepPhase, fraction: number) => void;
@@ -101,6 +107,13 @@ function delta(after: SimStats, before: SimStats) {
 function issueCount(input: StepInput): number {
   const totalSimS = input.timing.warmupSimS + input.timing.measureSimS;
   return Math.min(20_000, input.sessions * (2 + Math.ceil(totalSimS / 900)) + 10);
+}
+
+function webhookStats(sim: RunningSimulator) {
+  const stats = sim.webhookStats();
+  if (!stats) return {};
+  const { delivered, retried, failed, dropped } = stats;
+  return { webhooks: { delivered, retried, failed, dropped } };
 }
 
 async function startSim(input: StepInput): Promise<RunningSimulator> {
@@ -200,9 +213,22 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
   try {
     try {
       if (input.arm === "broker") {
-        const started = await startBrokerArm(env, input.brokerConfig, input.brokerProcess, {
-          readOnly: input.brokerSessionsReadOnly ?? false,
-        });
+        const secret = input.webhooks ? randomBytes(24).toString("hex") : undefined;
+        const started = await startBrokerArm(
+          env,
+          secret ? { ...input.brokerConfig, webhooks: { secret } } : input.brokerConfig,
+          input.brokerProcess,
+          {
+            readOnly: input.brokerSessionsReadOnly ?? false,
+            // Payload URLs on the simulator's own base: the one the broker's upstream reads see.
+            ...(secret
+              ? {
+                  onGateway: (gatewayUrl: string) =>
+                    sim.setWebhooks({ url: `${gatewayUrl}/webhooks/github`, secret, apiBase: sim.url }),
+                }
+              : {}),
+          },
+        );
         arm = started.arm;
         brokerInfo = started.info;
       } else {
@@ -389,6 +415,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
               : null,
           }
         : null,
+      ...webhookStats(sim),
     };
     return { result, broker: brokerInfo?.() };
   } finally {

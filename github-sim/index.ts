@@ -43,3 +43,5 @@ export { readScenarioFile } from "./scenario-file.js";
 export type { SimClock } from "./sim-state.js";
 export { type RunningSimulator, startSimulator } from "./start-simulator.js";
 export type { ResourceStats, SimStats } from "./stats.js";
+export { type SimWebhookEvent, WEBHOOK_EVENTS, type WebhookDelivery } from "./webhooks/webhook-payloads.js";
+export { signWebhook, type WebhookStats, type WebhookTarget } from "./webhooks/webhook-sender.js";

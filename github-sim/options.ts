@@ -11,6 +11,8 @@ import { DEFAULT_SECONDARY_LIMITS, type SecondaryLimitsConfig } from "./core/sec
 import { SimErrors } from "./errors.js";
 import type { FaultInjector } from "./http/layers/faults.js";
 import type { SimClock } from "./sim-state.js";
+import { WEBHOOK_EVENTS } from "./webhooks/webhook-payloads.js";
+import type { WebhookTarget } from "./webhooks/webhook-sender.js";
 
 export interface SimulatorOptions {
   /** TCP port; 0 picks a free one. @defaultValue 0 (the CLI defaults to 3990) */
@@ -49,6 +51,12 @@ export interface SimulatorOptions {
    * @defaultValue true
    */
   readonly cacheResults?: boolean;
+  /**
+   * Deliver webhooks like GitHub (webhooks/webhook-sender.ts): every world change that GitHub
+   * reports by webhook is POSTed to `url`, signed with `secret`, off the request path.
+   * @defaultValue none (no deliveries)
+   */
+  readonly webhooks?: WebhookTarget;
 }
 
 export interface ResolvedOptions {
@@ -67,6 +75,7 @@ export interface ResolvedOptions {
   readonly random: () => number;
   readonly faults: FaultInjector | undefined;
   readonly cacheResults: boolean;
+  readonly webhooks: WebhookTarget | undefined;
 }
 
 function check(ok: boolean, field: string, expected: string, value: unknown): void {
@@ -94,6 +103,39 @@ export function parseScenarioOrThrow(input: unknown, source = "scenario"): Parse
   return parsed.value;
 }
 
+/** Checks a webhook target (options.webhooks, setWebhooks); throws AO_ERR_SIM_OPTIONS_INVALID naming the field. */
+export function checkWebhookTarget(webhooks: WebhookTarget): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(webhooks.url);
+  } catch {
+    url = undefined;
+  }
+  check(
+    url?.protocol === "http:" || url?.protocol === "https:",
+    "webhooks.url",
+    "an http(s) URL",
+    webhooks.url,
+  );
+  check(
+    typeof webhooks.secret === "string" && webhooks.secret.length > 0,
+    "webhooks.secret",
+    "a non-empty string",
+    "<redacted>",
+  );
+  for (const event of webhooks.events ?? [])
+    check(
+      (WEBHOOK_EVENTS as readonly string[]).includes(event),
+      "webhooks.events",
+      `one of ${WEBHOOK_EVENTS.join(", ")}`,
+      event,
+    );
+  for (const field of ["maxAttempts", "retryDelayMs", "timeoutMs", "maxQueue"] as const) {
+    const value = webhooks[field];
+    if (value !== undefined) check(isCount(value) && value > 0, `webhooks.${field}`, "an integer > 0", value);
+  }
+}
+
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const port = options.port ?? 0;
   check(Number.isInteger(port) && port >= 0 && port <= 65535, "port", "an integer 0..65535", port);
@@ -115,6 +157,9 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     check(isCount(value) && value > 0, `secondary.${name}`, "an integer > 0", value);
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   check(isCount(maxBodyBytes) && maxBodyBytes > 0, "maxBodyBytes", "an integer > 0", maxBodyBytes);
+
+  const webhooks = options.webhooks;
+  if (webhooks) checkWebhookTarget(webhooks);
 
   let scenario = parseScenarioOrThrow(options.scenario ?? DEFAULT_SCENARIO);
   if (prs > 0) {
@@ -142,5 +187,6 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     random: options.random ?? Math.random,
     faults: options.faults,
     cacheResults: options.cacheResults ?? true,
+    webhooks,
   };
 }

@@ -14,7 +14,7 @@ import { PrimaryLimits, type PrimaryResource, type PrimarySnapshot } from "./cor
 import type { ScenarioEngine, TickReport } from "./core/scenario-engine.js";
 import type { ParsedScenario } from "./core/scenario-schema.js";
 import { SecondaryLimits, type SecondaryLimitsConfig } from "./core/secondary-limits.js";
-import type { World } from "./core/world.js";
+import type { World, WorldListener } from "./core/world.js";
 import { memoisedIsoTime, type TimeFormat } from "./graphql/context.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { ResultCache } from "./graphql/result-cache.js";
@@ -56,6 +56,8 @@ export class SimState {
   private offset = 0;
   private current: LoadedScenario;
   private scenarioValue: ParsedScenario;
+  private readonly changeListeners = new Set<WorldListener>();
+  private unsubscribe: (() => void) | undefined;
 
   constructor(options: SimStateOptions) {
     this.clock = options.clock;
@@ -90,7 +92,18 @@ export class SimState {
   }
 
   private build(): LoadedScenario {
-    return loadScenario(this.scenarioValue, { now: this.now, startAt: this.now() });
+    this.unsubscribe?.();
+    const loaded = loadScenario(this.scenarioValue, { now: this.now, startAt: this.now() });
+    this.unsubscribe = loaded.world.subscribe((change) => {
+      for (const listener of this.changeListeners) listener(change);
+    });
+    return loaded;
+  }
+
+  /** Hears every change of the current world, and of the worlds reset() and load() build later. */
+  onChange(listener: WorldListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** Applies every scheduled change due by now. */

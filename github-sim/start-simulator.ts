@@ -15,9 +15,16 @@ import { type FaultPlanInjector, faultPlanFor } from "./http/layers/fault-plan.j
 import type { FaultInjector } from "./http/layers/faults.js";
 import { createPipeline } from "./http/pipeline.js";
 import { startSimServer } from "./http/server.js";
-import { resolveOptions, type SimulatorOptions } from "./options.js";
+import { checkWebhookTarget, resolveOptions, type SimulatorOptions } from "./options.js";
 import { SimState } from "./sim-state.js";
 import type { SimStats } from "./stats.js";
+import { webhooksForChange } from "./webhooks/webhook-payloads.js";
+import {
+  WEBHOOK_TARGET_DEFAULTS,
+  WebhookSender,
+  type WebhookStats,
+  type WebhookTarget,
+} from "./webhooks/webhook-sender.js";
 
 export interface RunningSimulator {
   /** e.g. "http://127.0.0.1:3990" (no trailing slash). */
@@ -45,6 +52,16 @@ export interface RunningSimulator {
   setFaults(faults: FaultInjector | FaultPlanInput | undefined): FaultInjector | undefined;
   /** The installed plan's per-rule counters (GET /_sim/faults); undefined without a plan. */
   faultReport(): FaultRuleReport[] | undefined;
+  /** Webhook deliveries so far (options.webhooks); undefined when none are configured. */
+  webhookStats(): WebhookStats | undefined;
+  /**
+   * Starts (or replaces, or with undefined stops) webhook deliveries, as options.webhooks: for a
+   * receiver that starts after the simulator (a broker that needs the simulator's URL first).
+   * Throws AoError on an invalid target. Deliveries still queued for the old target are dropped.
+   */
+  setWebhooks(target: WebhookTarget | undefined): Promise<void>;
+  /** Resolves once every webhook queued so far was delivered or given up. */
+  flushWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +78,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     cacheResults: resolved.cacheResults,
   });
   state.faults = resolved.faults;
+  let sender: WebhookSender | undefined;
+  let apiBase: string = WEBHOOK_TARGET_DEFAULTS.apiBase;
+  const useWebhooks = (target: WebhookTarget | undefined) => {
+    sender = target ? new WebhookSender(target) : undefined;
+    apiBase = (target?.apiBase ?? WEBHOOK_TARGET_DEFAULTS.apiBase).replace(/\/+$/, "");
+  };
+  useWebhooks(resolved.webhooks);
+  const stopWebhooks = state.onChange((change) => {
+    if (!sender) return;
+    // Built now (the payload is the object as of this change), sent later by the sender's pump.
+    const shape = { world: state.world, api: apiBase, web: state.webBase };
+    sender.enqueue(webhooksForChange(state.world, shape, change));
+  });
   const pipeline = createPipeline(state, {
     latency: { latencyMs: resolved.latencyMs, jitterMs: resolved.jitterMs, random: resolved.random },
     faults: () => state.faults,
@@ -119,9 +149,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return state.faults;
     },
     faultReport: () => (state.faults as Partial<FaultPlanInjector> | undefined)?.report?.(),
+    webhookStats: () => sender?.stats(),
+    setWebhooks: async (target) => {
+      if (target) checkWebhookTarget(target);
+      const old = sender;
+      useWebhooks(target);
+      await old?.close();
+    },
+    flushWebhooks: async () => {
+      await sender?.flush();
+    },
     close: async () => {
       if (closed) return;
       closed = true;
+      stopWebhooks();
+      await sender?.close();
       await server.close();
     },
   };

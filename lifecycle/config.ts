@@ -67,6 +67,14 @@ export interface LifecycleConfig {
   readonly stuckThresholdMs: number;
   /** Webhook-triggered refreshes are gathered this long, then sent as batches. @defaultValue 200 */
   readonly webhookDebounceMs: number;
+  /**
+   * While webhooks keep arriving (one within `webhookLiveMs`), they are the primary signal and the
+   * guards a slow backstop: every guard interval, and how long a guard's vouch lets an answer be
+   * served, is multiplied by this (1 turns it off). @defaultValue 6
+   */
+  readonly webhookPollStretch: number;
+  /** Webhooks count as arriving until this long after the last delivery; then polling returns to normal. @defaultValue 120_000 */
+  readonly webhookLiveMs: number;
   /** Largest webhook body accepted. @defaultValue 26_214_400 */
   readonly webhookMaxBodyBytes: number;
   /** How long a webhook delivery id is remembered (GitHub redelivers). @defaultValue 86_400_000 */
@@ -103,6 +111,8 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
   maxStretch: 6,
   stuckThresholdMs: 900_000,
   webhookDebounceMs: 200,
+  webhookPollStretch: 6,
+  webhookLiveMs: 120_000,
   webhookMaxBodyBytes: 26_214_400,
   webhookDedupeTtlMs: 86_400_000,
   webhookDedupeMaxEntries: 10_000,
@@ -135,6 +145,8 @@ export const LIFECYCLE_RANGES: Readonly<Partial<Record<keyof LifecycleConfig, re
   maxStretch: [1, 100],
   stuckThresholdMs: [0, 604_800_000],
   webhookDebounceMs: [0, 60_000],
+  webhookPollStretch: [1, 100],
+  webhookLiveMs: [1000, 3_600_000],
   webhookMaxBodyBytes: [1024, 26_214_400],
   webhookDedupeTtlMs: [60_000, 604_800_000],
   webhookDedupeMaxEntries: [1, 1_000_000],
@@ -174,6 +186,10 @@ export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConf
   maxStretch: "Largest factor the budget may stretch poll intervals by.",
   stuckThresholdMs: "Idle time after which a session is `stuck`; 0 disables.",
   webhookDebounceMs: "Webhook-triggered refreshes are gathered this long, then sent as batches.",
+  webhookPollStretch:
+    "While webhooks keep arriving (one within webhookLiveMs) they are the primary signal: every guard interval, and how long a guard's vouch serves an answer, is multiplied by this; 1 turns it off.",
+  webhookLiveMs:
+    "Webhooks count as arriving until this long after the last delivery; after that polling returns to its normal cadence.",
   webhookMaxBodyBytes: "Largest webhook body accepted.",
   webhookDedupeTtlMs:
     "How long a webhook delivery id is remembered, so a redelivery is answered without acting twice.",

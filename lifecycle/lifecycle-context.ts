@@ -56,6 +56,8 @@ export interface LifecycleContext {
   readonly unsettled: Map<string, InvalidateTarget>;
   /** Last GraphQL budget read from our own `rateLimit` selections. */
   lastRateLimit: BudgetSnapshot | undefined;
+  /** When the last webhook refresh arrived (clock ms); null: none yet. Stretches the guards (core/cadence.ts webhookStretch). */
+  lastWebhookAt: number | null;
   /** Session id → sequence number of the last detection query that looked its branch up. */
   readonly lookedUpAt: Map<string, number>;
   /**

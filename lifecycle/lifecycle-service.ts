@@ -92,6 +92,7 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     dirty: new Set(),
     unsettled: new Map(),
     lastRateLimit: undefined,
+    lastWebhookAt: null,
     spend: [],
     restSpend: [],
     lookedUpAt: new Map(),
@@ -267,6 +268,8 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
     async refresh(targets) {
       ensureOpen();
       await ensureLoaded();
+      // Every refresh is a webhook delivery: while they keep coming, the guards are a backstop.
+      ctx.lastWebhookAt = ctx.clock.now();
       const effects = emptyEffects();
       const matched = applyRefreshTargets(ctx, queue, targets, effects);
       await emit(ctx, effects);

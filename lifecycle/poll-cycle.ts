@@ -7,7 +7,7 @@
  * The budget stretches every interval when the lifecycle's spend would cross the reserve, and
  * caps the points one cycle may spend; PRs it could not afford lead the next cycle.
  */
-import { restAllowedPerCycle } from "./core/cadence.js";
+import { restAllowedPerCycle, webhookStretch } from "./core/cadence.js";
 import { facetsForGuardReason } from "./core/changed-facets.js";
 import { enrichmentPoints, type PrTarget } from "./core/enrichment-query.js";
 import type { EventSource } from "./core/lifecycle-event.js";
@@ -48,7 +48,17 @@ export async function runPollCycle(
   const started = wallClock();
   const now = ctx.clock.now();
   const eventsBefore = ctx.totals.events;
-  const decision = await currentBudget(ctx, now);
+  const budget = await currentBudget(ctx, now);
+  // Webhooks arriving: the guards are a slow backstop (decision 0021), on top of any budget stretch.
+  const decision = {
+    ...budget,
+    stretch:
+      budget.stretch *
+      webhookStretch(ctx.lastWebhookAt, now, {
+        stretch: ctx.config.webhookPollStretch,
+        liveMs: ctx.config.webhookLiveMs,
+      }),
+  };
   await learnAgentReads(ctx);
 
   const guards = await ctx.instrument.step("guard", () =>

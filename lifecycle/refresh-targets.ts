@@ -49,6 +49,7 @@ export function applyRefreshTargets(
           pr: current.prNumber,
           reason,
           facets: facetsForWebhook(target.reason),
+          ...(target.actionsMoved ? { runs: [] } : {}),
           ...(current.pr ? { headSha: current.pr.headSha, branch: current.pr.headRefName } : {}),
         });
         queue.queuePr(current.repo, current.prNumber, "webhook");

@@ -6,6 +6,9 @@
  * `ping` → 200; malformed JSON → 400; events the lifecycle does not handle → 202; handled ones
  * are turned into refresh targets (core/webhook-signal.ts) and handed to the service, which
  * applies their partial facts, invalidates cached answers and re-reads the sessions at once.
+ * With `patch` (the broker's webhook patcher, decision 0021) the payload is then handed over to
+ * patch the cached REST answers it carries and move exactly the facets it changes, for every
+ * session, watched or not; the lifecycle's own invalidation then leaves Actions answers to it.
  * Several secrets may be given so a secret can be rotated without dropping deliveries.
  */
 import { Webhooks } from "@octokit/webhooks";
@@ -34,6 +37,15 @@ export interface WebhookHandlerOptions {
   /** The webhook secret(s) configured on GitHub; any one may match. */
   readonly secret: string | readonly string[];
   readonly lifecycle: Pick<LifecycleService, "refresh">;
+  /**
+   * Patches cached answers from the payload (after the lifecycle's refresh, so the patched answers
+   * are stored under the generations it moved). Events it takes are answered even when the
+   * lifecycle ignores them.
+   */
+  readonly patch?: {
+    readonly events: readonly string[];
+    apply(event: string, payload: unknown): Promise<void>;
+  };
   /** @defaultValue an in-memory set (24 h, 10,000 ids) */
   readonly dedupe?: DeliveryDedupe;
   /** GitHub caps payloads at 25 MB. @defaultValue 26_214_400 */
@@ -112,17 +124,26 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
         return reply(400, "body is not a JSON object");
       }
-      if (!isHandledWebhookEvent(event))
+      const patch = options.patch?.events.includes(event) ? options.patch : undefined;
+      if (!isHandledWebhookEvent(event) && !patch)
         return reply(202, `event ${event} is not handled`, { ignored: true });
 
       const delivery = header(request.headers, "x-github-delivery");
       if (delivery && !(await dedupe.firstSeen(delivery))) {
         return reply(200, "already processed", { duplicate: true });
       }
-      const signal = interpretWebhook(event, payload, now());
-      if (signal.kind === "ignored") return reply(202, signal.reason, { ignored: true });
+      const signal = isHandledWebhookEvent(event)
+        ? interpretWebhook(event, payload, now())
+        : ({ kind: "ignored", reason: `event ${event} is not handled` } as const);
+      if (signal.kind === "ignored" && !patch) return reply(202, signal.reason, { ignored: true });
       try {
-        const { sessions } = await options.lifecycle.refresh([signal.target]);
+        const { sessions } =
+          signal.kind === "target"
+            ? await options.lifecycle.refresh([
+                { ...signal.target, ...(patch ? { actionsMoved: true } : {}) },
+              ])
+            : { sessions: [] as string[] };
+        if (patch) await patch.apply(event, payload);
         logger.debug({ event, delivery, sessions: sessions.length }, "lifecycle: webhook handled");
         return reply(200, sessions.length > 0 ? "refreshing" : "no watched session affected", { sessions });
       } catch (error) {

@@ -150,7 +150,11 @@ export async function startBrokerArm(
   env: ArmEnv,
   brokerConfig: Readonly<Record<string, unknown>> = {},
   processMode?: BrokerProcessMode,
-  sessions: { readonly readOnly: boolean } = { readOnly: false },
+  sessions: {
+    readonly readOnly: boolean;
+    /** Called with the gateway's URL before any agent starts (the bench's webhook deliveries). */
+    readonly onGateway?: (gatewayUrl: string) => Promise<void>;
+  } = { readOnly: false },
 ): Promise<StartedBrokerArm> {
   const base = configSchema.parse(brokerConfig) as Record<string, unknown>;
   // The lifecycle's settings default inside lifecycle/, not in the broker's schema: scale the
@@ -177,6 +181,7 @@ export async function startBrokerArm(
     token: env.token,
     mode: processMode,
   });
+  await sessions.onGateway?.(broker.gatewayUrl);
   const client = await connectBroker({
     socketPath: broker.socketPath,
     clientName: "ao-broker-bench",

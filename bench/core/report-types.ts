@@ -174,6 +174,16 @@ export interface StepResult {
    * the last one served for the same query. Null for the other arms.
    */
   readonly explain?: ExplainReport | null;
+  /**
+   * With `--webhooks` (broker arm): the simulator's deliveries over the whole step (warm-up
+   * included) — delivered, retried, failed, dropped. Absent without webhooks.
+   */
+  readonly webhooks?: {
+    readonly delivered: number;
+    readonly retried: number;
+    readonly failed: number;
+    readonly dropped: number;
+  };
 }
 
 export interface Calibration {

@@ -288,6 +288,55 @@ export class ResponseCache {
     return true;
   }
 
+  /**
+   * Replaces a stored answer's body with `patch(body)` (a webhook's payload object: decision 0021)
+   * and stores it under the current generations of `tags`, as of now: the answer is then current
+   * without a request. Only an entry that exists and is not final is patched (a final answer never
+   * changes), and only when `patch` returns a body (it refuses an older object). The entry's
+   * validators go (its ETag named the old body). Returns whether it was patched.
+   */
+  async patchEntry(
+    hashed: string,
+    tags: readonly Tag[],
+    patch: (body: Buffer) => Buffer | undefined,
+  ): Promise<boolean> {
+    const entryKey = `${this.#p}:c:${hashed}`;
+    const pipeline = this.#redis.pipeline();
+    pipeline.hgetallBuffer(entryKey);
+    if (tags.length > 0) pipeline.mget(...tags.map((t) => `${this.#p}:g:${t}`));
+    const results = (await pipeline.exec()) ?? [];
+    const raw = results[0]?.[1] as Record<string, Buffer> | undefined;
+    const values = (results[1]?.[1] as (string | null)[] | undefined) ?? [];
+    if (!raw?.meta || !raw.body) return false;
+    let meta: Omit<CachedAnswer, "body">;
+    try {
+      meta = JSON.parse(raw.meta.toString("utf8")) as Omit<CachedAnswer, "body">;
+    } catch {
+      return false;
+    }
+    if (meta.final || meta.status !== 200) return false;
+    const body = patch(raw.body);
+    if (!body || body.length > this.#options.maxEntryBytes) return false;
+    const generations: Record<Tag, number> = {};
+    tags.forEach((tag, i) => {
+      generations[tag] = Number(values[i] ?? 0);
+    });
+    const headers = { ...meta.headers };
+    for (const name of ["etag", "last-modified", "content-length"]) delete headers[name];
+    const answer: CachedAnswer = { status: meta.status, headers, body, storedAt: this.#now(), generations };
+    this.#local.put(hashed, answer);
+    const { body: _body, ...nextMeta } = answer;
+    const size = body.length + 256;
+    const previous = Number(raw.size?.toString("utf8") ?? 0);
+    await this.#redis
+      .multi()
+      .hset(entryKey, { meta: JSON.stringify(nextMeta), body, size: String(size) })
+      .zadd(`${this.#p}:lru`, this.#now(), hashed)
+      .incrby(`${this.#p}:bytes`, size - previous)
+      .exec();
+    return true;
+  }
+
   /** Refreshes an entry's storedAt (after a 304) without rewriting its body. */
   async refresh(
     key: string,

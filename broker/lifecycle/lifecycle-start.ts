@@ -16,6 +16,7 @@ import {
 import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
 import type { BudgetGate } from "../budget/index.js";
 import type { ResponseCache } from "../cache/response-cache.js";
+import { createWebhookPatcher } from "../cache/webhook-patcher.js";
 import type { LifecycleFacade } from "../ipc/ipc-handlers.js";
 import type { BrokerObservability } from "../observability/observability.js";
 import type { BrokerPipeline } from "../pipeline/build-pipeline.js";
@@ -76,6 +77,17 @@ export function createBrokerLifecycle(
             ttlMs: lifecycleConfig.webhookDedupeTtlMs,
           }),
           maxBodyBytes: lifecycleConfig.webhookMaxBodyBytes,
+          ...(parts.pipeline.webhooks
+            ? {
+                patch: createWebhookPatcher({
+                  cache: parts.cache,
+                  registry: parts.pipeline.registry,
+                  liveness: parts.pipeline.webhooks,
+                  gatherMs: lifecycleConfig.webhookDebounceMs,
+                  logger: logger.child({ component: "webhook-patcher" }),
+                }),
+              }
+            : {}),
           logger: logger.child({ component: "webhooks" }),
         })
       : undefined;

@@ -4,11 +4,13 @@
  * upstream answer's time), and the layers in their one order (create-gateway-pipeline.ts).
  */
 import { loadGitHubSchema } from "../../github/index.js";
+import { resolveLifecycleConfig } from "../../lifecycle/index.js";
 import { BatchScheduler, MutationBatcher, RepeatTracker } from "../batch/index.js";
 import { type BrokerContext, SHUTDOWN_STEP_TIMEOUT_MS } from "../broker-context.js";
 import { GraphQLAnalyzer } from "../cache/graphql-analyzer.js";
 import { RefreshRegistry } from "../cache/refresh-registry.js";
 import type { ResponseCache } from "../cache/response-cache.js";
+import { WebhookLiveness } from "../cache/webhook-liveness.js";
 import type { BrokerObservability } from "../observability/observability.js";
 import type { BrokerRedis } from "../redis/start-redis.js";
 import { rateLimitProbe } from "../upstream/rate-limit-probe.js";
@@ -26,6 +28,10 @@ export interface BrokerPipeline {
   readonly classify: Classify;
   /** Refresh once, for everyone (decision 0014); undefined when cache.refresh.enabled is off. */
   readonly refresh: RefreshRunner | undefined;
+  /** Agents' recent reads (decision 0014); undefined when cache.refresh.enabled is off. */
+  readonly registry: RefreshRegistry | undefined;
+  /** Whether webhooks arrive (decision 0021); undefined without a webhook secret or a lifecycle. */
+  readonly webhooks: WebhookLiveness | undefined;
 }
 
 export function buildPipeline(
@@ -116,7 +122,23 @@ export function buildPipeline(
         maxPerTag: refreshConfig.maxPerTag,
       })
     : undefined;
+  // Webhooks as the primary signal (decision 0021): only where they can arrive at all.
+  const lifecycleConfig =
+    config.lifecycle.enabled && context.resolved.webhookSecret
+      ? resolveLifecycleConfig(config.lifecycle.settings)
+      : undefined;
+  const webhooks = lifecycleConfig
+    ? new WebhookLiveness({
+        redis: parts.redis.redis,
+        prefix: parts.redis.prefix,
+        stretch: lifecycleConfig.webhookPollStretch,
+        liveMs: lifecycleConfig.webhookLiveMs,
+        // Sixty reads per liveness window: the shared time is never more than a sixtieth behind.
+        readEveryMs: lifecycleConfig.webhookLiveMs / 60,
+      })
+    : undefined;
   const pipeline = createGatewayPipeline({
+    vouchStretch: webhooks ? () => webhooks.stretch() : undefined,
     batch,
     registry,
     staleWhileRevalidateMs: config.cache.staleWhileRevalidateMs,
@@ -153,5 +175,5 @@ export function buildPipeline(
     // Before the batch scheduler closes (steps run in reverse): a refresh in flight still merges.
     shutdown.add("refresh", () => refresh.close(), config.upstream.timeoutMs + SHUTDOWN_STEP_TIMEOUT_MS);
   }
-  return { pipeline, classify, refresh };
+  return { pipeline, classify, refresh, registry, webhooks };
 }

@@ -55,6 +55,12 @@ export interface CacheLayerOptions {
   readonly staleWhileRevalidateMs?: number | undefined;
   /** Told of every upstream read this layer caused, with its reason and whether the body was new. */
   readonly onUpstreamRead?: ((read: UpstreamRead) => void) | undefined;
+  /**
+   * The factor a vouch's reach (guardedFreshMs) is stretched by now: above 1 while webhooks arrive
+   * (cache/webhook-liveness.ts; decision 0021), since every change a delivery reports has moved
+   * its answers already and the guards that vouch run that much less often. Omitted: 1.
+   */
+  readonly vouchStretch?: (() => number) | undefined;
 }
 
 /** One read that went to GitHub, for the `ao_broker.upstream.reads` / `read_points` metrics. */
@@ -249,7 +255,7 @@ export function cacheLayer(options: CacheLayerOptions): Layer {
       answer,
       generations: lookup.generations,
       freshMs: c.freshMs,
-      guardedFreshMs: c.guardedFreshMs,
+      guardedFreshMs: c.guardedFreshMs * (options.vouchStretch?.() ?? 1),
       vouchedAt: lookup.vouchedAt,
       vouchable: c.vouchGroups !== undefined,
       conditional: !!(validator || lastModified),

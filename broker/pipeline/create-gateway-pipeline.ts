@@ -45,6 +45,8 @@ export interface GatewayPipelineDeps {
   readonly staleWhileRevalidateMs?: number | undefined;
   /** Every upstream read, with its reason (the ao_broker.upstream.reads metric). */
   readonly onUpstreamRead?: ((read: UpstreamRead) => void) | undefined;
+  /** While webhooks arrive, how far a vouch reaches (cache-layer.ts `vouchStretch`). */
+  readonly vouchStretch?: (() => number) | undefined;
 }
 
 export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
@@ -56,6 +58,7 @@ export function createGatewayPipeline(deps: GatewayPipelineDeps): Handler {
       registry: deps.registry,
       staleWhileRevalidateMs: deps.staleWhileRevalidateMs,
       onUpstreamRead: deps.onUpstreamRead,
+      vouchStretch: deps.vouchStretch,
     }),
     coalesceLayer({
       logger: deps.logger,

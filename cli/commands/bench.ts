@@ -47,6 +47,10 @@ export function registerBenchCommand(program: Command): void {
       "--explain",
       "print the broker's per-answer breakdown: why each answer read upstream, and how many points re-fetched an identical answer",
     )
+    .option(
+      "--webhooks",
+      "broker arm: the simulator delivers webhooks to the broker's gateway (they become its primary signal)",
+    )
     .option("--no-progress", "no progress output on stderr")
     .action(async (flags: BenchFlags) => {
       await runBenchCommand(flags, { commandLine: `ao-broker ${process.argv.slice(2).join(" ")}` });

@@ -37,6 +37,8 @@ interface SimFlags {
   readonly coreLimit: number;
   readonly searchLimit: number;
   readonly windowS: number;
+  readonly webhookUrl?: string;
+  readonly webhookSecret?: string;
 }
 
 export function registerSimCommand(program: Command): void {
@@ -83,7 +85,18 @@ export function registerSimCommand(program: Command): void {
     .addOption(
       new Option("--window-s <seconds>", "rate-limit window length").argParser(positiveNumber).default(3600),
     )
+    .addOption(
+      new Option(
+        "--webhook-url <url>",
+        "deliver webhooks like GitHub to this URL (e.g. the broker's http://127.0.0.1:PORT/webhooks/github)",
+      ),
+    )
+    .addOption(
+      new Option("--webhook-secret <secret>", "the webhooks' HMAC secret").env("AO_SIM_WEBHOOK_SECRET"),
+    )
     .action(async (flags: SimFlags) => {
+      if (flags.webhookUrl && !flags.webhookSecret)
+        throw new InvalidArgumentError("--webhook-url needs --webhook-secret (or AO_SIM_WEBHOOK_SECRET)");
       const scenario = flags.scenario ? readScenarioFile(flags.scenario) : undefined;
       const sim = await startSimulator({
         port: flags.port,
@@ -94,6 +107,9 @@ export function registerSimCommand(program: Command): void {
         jitterMs: flags.jitterMs,
         limits: { graphql: flags.graphqlLimit, core: flags.coreLimit, search: flags.searchLimit },
         windowSeconds: flags.windowS,
+        ...(flags.webhookUrl && flags.webhookSecret
+          ? { webhooks: { url: flags.webhookUrl, secret: flags.webhookSecret } }
+          : {}),
       });
       const repo = sim.world.repos.values().next().value?.fullName ?? "acme/widgets";
       const token = flags.token === DEFAULT_TOKEN ? DEFAULT_TOKEN : "<the --token value>";

@@ -110,3 +110,18 @@ export function budgetDecision(input: BudgetPolicyInput): BudgetDecision {
 export function restAllowedPerCycle(maxRestPerMinute: number, cycleIntervalMs: number): number {
   return Math.max(1, Math.ceil((maxRestPerMinute * cycleIntervalMs) / 60_000));
 }
+
+/**
+ * Webhooks as the primary signal (decision 0021): while deliveries keep arriving (the last one
+ * less than `liveMs` ago) the guards are a slow backstop and every interval is multiplied by
+ * `stretch`; once none has come for `liveMs` (deliveries stopped, or a misconfigured hook), polling
+ * returns to its normal cadence. `lastDeliveryAt` null: no webhook seen.
+ */
+export function webhookStretch(
+  lastDeliveryAt: number | null,
+  now: number,
+  options: { readonly stretch: number; readonly liveMs: number },
+): number {
+  if (lastDeliveryAt === null || options.stretch <= 1) return 1;
+  return now - lastDeliveryAt < options.liveMs ? options.stretch : 1;
+}

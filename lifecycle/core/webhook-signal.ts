@@ -17,6 +17,8 @@ export const HANDLED_WEBHOOK_EVENTS = [
   "pull_request_review_comment",
   "check_run",
   "check_suite",
+  "workflow_run",
+  "workflow_job",
   "status",
   "push",
   "issue_comment",
@@ -36,6 +38,11 @@ export interface RefreshTarget {
   readonly observations?: readonly PrObservation[];
   /** Why (the webhook event and action), for logs and invalidation. */
   readonly reason: string;
+  /**
+   * The receiver already moved the Actions answers this event concerns, precisely (the broker's
+   * webhook patcher): the lifecycle's invalidation then leaves every Actions answer alone.
+   */
+  readonly actionsMoved?: boolean;
 }
 
 export type WebhookSignal =
@@ -177,6 +184,25 @@ export function interpretWebhook(event: string, payload: unknown, now: number): 
           headShas: [sha],
           ...(branch ? { branches: [branch] } : {}),
           reason: `check_suite.${action}`,
+        },
+      };
+    }
+    case "workflow_run":
+    case "workflow_job": {
+      // The run or job's head: its PRs' checks moved. GitHub Actions check runs also come as
+      // check_run deliveries (with the facts to apply); these only ask for the re-read.
+      const object = asObject(dig(payload, event));
+      const sha = asString(object?.head_sha);
+      if (!object || !sha) return { kind: "ignored", reason: `${event} without a head SHA` };
+      const branch = asString(object.head_branch);
+      return {
+        kind: "target",
+        target: {
+          repo,
+          prNumbers: numbers(asArray(object.pull_requests)),
+          headShas: [sha],
+          ...(branch ? { branches: [branch] } : {}),
+          reason: `${event}.${action}`,
         },
       };
     }

@@ -81,6 +81,10 @@ export function actionsRunsTag(owner: string, name: string, branch?: string | nu
 export function actionsJobsTag(owner: string, name: string): Tag {
   return `actions:${repoKey(owner, name)}:jobs`;
 }
+/** One job (check run) read by its id: what a webhook about that job alone moves (decision 0021). */
+export function actionsJobTag(owner: string, name: string, jobId: number | string): Tag {
+  return `actions:${repoKey(owner, name)}:job:${jobId}`;
+}
 export function refsTag(owner: string, name: string): Tag {
   return `refs:${repoKey(owner, name)}`;
 }

@@ -6,6 +6,7 @@
  */
 import {
   actionsJobsTag,
+  actionsJobTag,
   actionsRunsTag,
   actionsRunTag,
   actionsTag,
@@ -145,8 +146,8 @@ export function restReadTags(path: string): Tag[] {
   if (run) return [repo, actions, actionsRunTag(owner, name, run[1] ?? "")];
   if (/^\/actions\/(workflows\/[^/]+\/)?runs\/?$/.test(rest))
     return [repo, actions, actionsRunsTag(owner, name, p.query.get("branch"))];
-  if (/^\/(actions\/jobs|check-runs)\/\d+(\/annotations)?\/?$/.test(rest))
-    return [repo, actions, actionsJobsTag(owner, name)];
+  const job = /^\/(?:actions\/jobs|check-runs)\/(\d+)(\/annotations)?\/?$/.exec(rest);
+  if (job) return [repo, actions, actionsJobsTag(owner, name), actionsJobTag(owner, name, job[1] ?? "")];
   if (rest.startsWith("/actions") || rest.startsWith("/check-runs") || rest.startsWith("/check-suites"))
     return [repo, actions];
   return [repo];

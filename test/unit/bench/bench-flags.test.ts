@@ -89,6 +89,17 @@ describe("parseBenchFlags", () => {
     ).toThrow(/--explain: .*cannot run with --target/);
   });
 
+  it("--webhooks has the simulator deliver webhooks to the broker, and is refused with --target", () => {
+    expect(parseBenchFlags({ webhooks: true }).options.webhooks).toBe(true);
+    expect(parseBenchFlags({}).options.webhooks).toBeUndefined();
+    expect(() =>
+      parseBenchFlags(
+        { webhooks: true, target: "https://api.github.com", maxPoints: "5", repo: "o/r" },
+        { GITHUB_TOKEN: "x" },
+      ),
+    ).toThrow(/--webhooks: .*cannot run with --target/);
+  });
+
   it("maps the simulator flags onto options", () => {
     const parsed = parseBenchFlags({
       quick: true,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { resolveLifecycleConfig } from "../../../lifecycle/config.js";
-import { budgetDecision, prPollInterval, restAllowedPerCycle } from "../../../lifecycle/core/cadence.js";
+import {
+  budgetDecision,
+  prPollInterval,
+  restAllowedPerCycle,
+  webhookStretch,
+} from "../../../lifecycle/core/cadence.js";
 import { planRefreshBatches } from "../../../lifecycle/core/refresh-batches.js";
 import { T0 } from "./support/facts.js";
 
@@ -110,6 +115,25 @@ describe("cadence", () => {
   it("caps REST guards per cycle from a per-minute cap", () => {
     expect(restAllowedPerCycle(600, 10_000)).toBe(100);
     expect(restAllowedPerCycle(1, 10)).toBe(1);
+  });
+});
+
+describe("webhookStretch", () => {
+  const options = { stretch: 6, liveMs: 120_000 };
+  it.each([
+    { name: "no delivery yet: normal polling", last: null, now: T0, stretch: 6, factor: 1 },
+    { name: "a delivery just now: guards are a backstop", last: T0, now: T0 + 1_000, stretch: 6, factor: 6 },
+    { name: "the last delivery just inside the bound", last: T0, now: T0 + 119_999, stretch: 6, factor: 6 },
+    {
+      name: "deliveries stopped: polling returns to normal",
+      last: T0,
+      now: T0 + 120_000,
+      stretch: 6,
+      factor: 1,
+    },
+    { name: "stretch 1 turns it off", last: T0, now: T0 + 1_000, stretch: 1, factor: 1 },
+  ])("$name", ({ last, now, stretch, factor }) => {
+    expect(webhookStretch(last, now, { ...options, stretch })).toBe(factor);
   });
 });
 

@@ -540,4 +540,28 @@ describe("lifecycle service", () => {
       expect(isAoError(error, LifecycleErrors.AO_ERR_LIFECYCLE_CLOSED)).toBe(true);
     });
   });
+
+  describe("when webhooks arrive", () => {
+    it("stretches every guard while deliveries keep coming, and polls normally again once they stop", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 4 });
+      await watchAll(4);
+      await service.runCycle();
+      clock.advance(10_000);
+      const normal = await service.runCycle();
+      expect(normal.stretch).toBe(1);
+
+      await service.refresh([{ repo: "acme/widgets", prNumbers: [2], reason: "check_run.completed" }]);
+      clock.advance(10_000);
+      gh.resetCounts();
+      const backstop = await service.runCycle();
+      expect(backstop.stretch).toBe(6);
+      // Every guard interval is six times as long: none of the 10 s guards is due now.
+      expect(backstop.guards.requests).toBe(0);
+
+      clock.advance(120_000);
+      const resumed = await service.runCycle();
+      expect(resumed.stretch).toBe(1);
+      expect(resumed.guards.requests).toBeGreaterThan(0);
+    });
+  });
 });

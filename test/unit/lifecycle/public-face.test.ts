@@ -27,7 +27,7 @@ describe("lifecycle public face", () => {
     }
     expect(lifecycle.SESSION_STATUSES).toContain("ci_failed");
     expect(lifecycle.LIFECYCLE_EVENT_TYPES).toContain("approved-and-green");
-    expect(lifecycle.HANDLED_WEBHOOK_EVENTS).toHaveLength(8);
+    expect(lifecycle.HANDLED_WEBHOOK_EVENTS).toHaveLength(10);
     expect(Object.keys(lifecycle.LifecycleErrors)).toEqual([
       "AO_ERR_LIFECYCLE_INVALID_WATCH",
       "AO_ERR_LIFECYCLE_UNKNOWN_SESSION",

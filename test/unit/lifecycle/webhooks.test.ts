@@ -143,3 +143,67 @@ describe("webhook handler", () => {
     expect(() => setup({ secret: "" })).toThrow(/webhook secret is required/);
   });
 });
+
+describe("webhook handler with a patcher", () => {
+  function withPatcher() {
+    const calls: RefreshTarget[][] = [];
+    const patched: string[] = [];
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      lifecycle: {
+        refresh: async (targets) => {
+          calls.push([...targets]);
+          return { sessions: [] };
+        },
+      },
+      patch: {
+        events: ["check_run", "issue_comment"],
+        apply: async (event) => {
+          patched.push(event);
+        },
+      },
+    });
+    return { handler, calls, patched };
+  }
+
+  it("hands the payload to the patcher after the refresh, which leaves Actions answers to it", async () => {
+    const { handler, calls, patched } = withPatcher();
+    const body = JSON.stringify({
+      action: "completed",
+      repository: { full_name: "acme/widgets" },
+      check_run: {
+        id: 9,
+        name: "build",
+        status: "completed",
+        head_sha: "abc",
+        pull_requests: [{ number: 7 }],
+      },
+    });
+    const answer = await handler.handleWebhook(await signed(body, "check_run", "d-p1"));
+    expect(answer.status).toBe(200);
+    expect(patched).toEqual(["check_run"]);
+    expect(calls[0]?.[0]?.actionsMoved).toBe(true);
+  });
+
+  it("patches a comment on a plain issue, which the lifecycle ignores", async () => {
+    const { handler, calls, patched } = withPatcher();
+    const body = JSON.stringify({
+      action: "created",
+      repository: { full_name: "acme/widgets" },
+      issue: { number: 10 },
+      comment: { id: 1 },
+    });
+    const answer = await handler.handleWebhook(await signed(body, "issue_comment", "d-p2"));
+    expect(answer.status).toBe(200);
+    expect(patched).toEqual(["issue_comment"]);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("refuses a bad signature before the patcher sees anything", async () => {
+    const { handler, patched } = withPatcher();
+    const body = JSON.stringify({ action: "completed", repository: { full_name: "acme/widgets" } });
+    const answer = await handler.handleWebhook(await signed(body, "check_run", "d-p3", "another-secret-9"));
+    expect(answer.status).toBe(401);
+    expect(patched).toEqual([]);
+  });
+});
