@@ -71,6 +71,7 @@ export type {
   InvalidateTarget,
   LifecyclePorts,
   MovedRunTarget,
+  RefreshHoldPort,
   RestConditionalRequest,
   RestConditionalResponse,
   VouchTarget,

@@ -24,6 +24,7 @@ import {
   emptyEffects,
   type LifecycleContext,
 } from "./lifecycle-context.js";
+import type { RefreshHoldPort } from "./ports.js";
 import { type HeldChange, runDetection, runEnrichment } from "./refresh-runner.js";
 import { learnAgentReads, sendVouches } from "./vouch.js";
 
@@ -44,6 +45,23 @@ export async function runPollCycle(
   ctx: LifecycleContext,
   state: CycleState,
   wallClock: () => number,
+): Promise<CycleReport> {
+  // The broker's refresh of what this cycle moves waits for the cycle (decision 0025): what the
+  // guards moved rides in the enrichment's document, what the enrichment moved leaves in one round
+  // at the end, instead of a round each 150 ms window and the enrichment alone.
+  const hold = ctx.ports.holdRefresh?.();
+  try {
+    return await pollCycle(ctx, state, wallClock, hold);
+  } finally {
+    await hold?.release();
+  }
+}
+
+async function pollCycle(
+  ctx: LifecycleContext,
+  state: CycleState,
+  wallClock: () => number,
+  hold: RefreshHoldPort | undefined,
 ): Promise<CycleReport> {
   const started = wallClock();
   const now = ctx.clock.now();
@@ -216,6 +234,8 @@ export async function runPollCycle(
   const maxBatches = Number.isFinite(decision.pointsAllowed)
     ? Math.max(0, Math.floor((decision.pointsAllowed - detection.points) / perBatch))
     : Number.POSITIVE_INFINITY;
+  // The refreshes of the guards' moves, submitted just before the enrichment: one merged document.
+  await hold?.flush();
   const enrichment = await ctx.instrument.step("batch", () =>
     runEnrichment(ctx, {
       required,

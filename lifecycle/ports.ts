@@ -153,4 +153,18 @@ export interface LifecyclePorts {
    * Absent: the port reads the cost from the query's own `rateLimit { cost }` (direct ports).
    */
   readonly graphqlCostKnown?: boolean;
+  /**
+   * Holds the broker's refresh of what this cycle moves (decision 0025): flush() sends what was
+   * moved so far, to ride in the query the lifecycle sends next (the enrichment); release() sends
+   * the rest, once, when the cycle is done. The broker bounds how long a hold lasts. Optional:
+   * without it every move is refreshed on the broker's own window.
+   */
+  holdRefresh?(): RefreshHoldPort;
+}
+
+export interface RefreshHoldPort {
+  /** Resolves once what was collected so far is submitted (not answered). */
+  flush(): Promise<void>;
+  /** Ends the hold; resolves once the rest is submitted. */
+  release(): Promise<void>;
 }

@@ -227,8 +227,9 @@ export class BatchScheduler {
    */
   #windowFor(batchClass: BatchClass, sessionId: string | undefined): number {
     const hold = this.#hold;
+    const held = batchClass === "interactive" || (batchClass === "lifecycle" && hold?.lifecycle === true);
     const normal =
-      hold && this.#arrivals && batchClass === "interactive"
+      hold && this.#arrivals && held
         ? partnerHoldMs(
             this.#budgets[batchClass],
             this.#arrivals.othersThan(sessionId, this.#clock.now()),

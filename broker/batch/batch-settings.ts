@@ -83,6 +83,12 @@ export const batchingSettings = z
           .default(60_000)
           .describe("Other sessions' queries are counted over this long."),
         maxEntries: z.number().int().min(1).default(10_000).describe("Recent arrivals remembered."),
+        lifecycle: z
+          .boolean()
+          .default(true)
+          .describe(
+            "The lifecycle poller's queries (its enrichment, once a poll cycle) wait for a partner too, on the same prediction (decision 0025): alone each costs a whole point; the cycle, and the vouches it sends, are then up to windowMs later.",
+          ),
       })
       .prefault({}),
     mutations: z

@@ -125,7 +125,13 @@ export interface BatchSchedulerOptions {
    * Hold an interactive first-time read for `windowMs` when other sessions' recent arrivals predict
    * a partner (core/partner-hold.ts); absent: interactive reads keep their class budget.
    */
-  readonly partnerHold?: (PartnerHoldSettings & { readonly maxEntries: number }) | undefined;
+  readonly partnerHold?:
+    | (PartnerHoldSettings & {
+        readonly maxEntries: number;
+        /** The lifecycle class waits for partners too (decision 0025). @defaultValue false */
+        readonly lifecycle?: boolean | undefined;
+      })
+    | undefined;
   readonly tightBudget?:
     | (TightBudgetSettings & {
         /** The budget window's length (GitHub's primary limits: an hour). */

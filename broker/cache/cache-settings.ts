@@ -53,6 +53,12 @@ export const cacheSettings = z
           .describe(
             "Moves are collected this long before one refresh is sent (a lifecycle cycle's changes land in one window).",
           ),
+        cycleHoldMs: ms
+          .max(5_000)
+          .default(2_000)
+          .describe(
+            "While a lifecycle poll cycle runs, the refresh of what it moves is held (decision 0025): what its guards moved rides in the cycle's enrichment query, what the enrichment moved leaves in one round when the cycle ends; never held longer than this (nor past half of staleWhileRevalidateMs), agents being served the stale answer meanwhile. 0 turns holding off (each move waits windowMs).",
+          ),
         batchWindowMs: ms
           .max(5_000)
           .default(50)

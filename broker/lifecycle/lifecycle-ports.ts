@@ -10,7 +10,12 @@
  * subscribers (topic `lifecycle.<type>`) — the poller runs on one broker, subscribers may be on any.
  */
 import type { Redis } from "ioredis";
-import type { LifecycleBudget, LifecycleEvent, LifecyclePorts } from "../../lifecycle/index.js";
+import type {
+  LifecycleBudget,
+  LifecycleEvent,
+  LifecyclePorts,
+  RefreshHoldPort,
+} from "../../lifecycle/index.js";
 import type { BudgetGate } from "../budget/index.js";
 import {
   actionsTag,
@@ -51,6 +56,8 @@ export interface LifecyclePortsOptions {
   readonly run?: (request: GhRequest, send: () => Promise<GhResponse>) => Promise<GhResponse>;
   /** @defaultValue 60000 */
   readonly deadlineMs?: number;
+  /** The refresh runner (decision 0025: a poll cycle holds its refreshes); absent: no holding. */
+  readonly refresh?: { hold(): RefreshHoldPort } | undefined;
 }
 
 /**
@@ -85,8 +92,10 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
   const deadlineMs = options.deadlineMs ?? LIFECYCLE_DEFAULTS.requestDeadlineMs;
   const send = (request: GhRequest) =>
     options.run ? options.run(request, () => options.pipeline(request)) : options.pipeline(request);
+  const refresh = options.refresh;
   return {
     graphqlCostKnown: true,
+    ...(refresh ? { holdRefresh: () => refresh.hold() } : {}),
     async graphql(request, { priority }) {
       const built = buildApiRequest(
         {

@@ -63,6 +63,7 @@ export function createBrokerLifecycle(
         settings,
         timing: config.lifecycle,
         logger,
+        refresh: parts.pipeline.refresh,
       })
     : undefined;
   const webhookSecret = resolved.webhookSecret?.reveal();

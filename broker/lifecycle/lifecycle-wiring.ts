@@ -9,6 +9,7 @@ import {
   createLifecycleService,
   createRedisWatchStore,
   type LifecycleConfig,
+  type RefreshHoldPort,
 } from "../../lifecycle/index.js";
 import type { BudgetGate } from "../budget/index.js";
 import type { ResponseCache } from "../cache/response-cache.js";
@@ -36,6 +37,8 @@ export interface LifecycleWiring {
     readonly requestDeadlineMs: number;
   };
   readonly logger: Logger;
+  /** The refresh runner, held by each poll cycle (decision 0025); undefined when refresh is off. */
+  readonly refresh?: { hold(): RefreshHoldPort } | undefined;
 }
 
 export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
@@ -58,6 +61,7 @@ export function createLifecycleLeader(w: LifecycleWiring): LifecycleLeader {
           redis: w.redis,
           prefix: w.prefix,
           deadlineMs: w.timing.requestDeadlineMs,
+          refresh: w.refresh,
           run: async (request, send) => {
             const response = await w.observability.traceLifecycleRequest(request, send);
             w.observability.recordAnswer(request.caller, request, response, response.status);

@@ -161,6 +161,12 @@ export function buildPipeline(
         windowMs: refreshConfig.windowMs,
         recentReadMs: refreshConfig.recentReadMs,
         maxAnswers: refreshConfig.maxAnswers,
+        // Never held past the staleness bound: a hold ends by half of it, the refresh's own round trip
+        // fitting in the other half.
+        maxHoldMs:
+          config.cache.staleWhileRevalidateMs > 0
+            ? Math.min(refreshConfig.cycleHoldMs, config.cache.staleWhileRevalidateMs / 2)
+            : refreshConfig.cycleHoldMs,
         staleWhileRevalidateMs: config.cache.staleWhileRevalidateMs,
         deadlineMs: config.upstream.timeoutMs,
         run: async (request, send) => {

@@ -56,6 +56,12 @@ export interface RefreshRunnerOptions {
   readonly maxAnswers: number;
   /** How long a pending marker lets the cached answer be served (0: no stale serving). */
   readonly staleWhileRevalidateMs: number;
+  /**
+   * Longest a hold (hold()) keeps collected moves back before they are sent anyway; 0 turns
+   * holding off (hold() then changes nothing). Keep it well under staleWhileRevalidateMs: agents
+   * are served the stale answer meanwhile.
+   */
+  readonly maxHoldMs: number;
   /** @defaultValue 30000 */
   readonly deadlineMs?: number;
   /** Runs a request inside the broker's instrumentation and accounting. */
@@ -80,6 +86,20 @@ export interface RefreshStats {
   readonly failed: number;
 }
 
+/**
+ * A poll cycle's hold on the refresh (decision 0025): what the cycle moves is sent in as few
+ * documents as possible, the moves collected so far riding with the cycle's own enrichment query.
+ */
+export interface RefreshHold {
+  /**
+   * Sends what has been collected now (resolves once its requests are submitted, not answered),
+   * so it merges with the query the caller sends next; the hold stays.
+   */
+  flush(): Promise<void>;
+  /** Ends the hold: sends what has been collected since (at once when no other hold is left). */
+  release(): Promise<void>;
+}
+
 export class RefreshRunner {
   readonly #o: RefreshRunnerOptions;
   readonly #now: () => number;
@@ -89,6 +109,11 @@ export class RefreshRunner {
   readonly #pending = new Map<string, PendingRefresh>();
   readonly #work = new Set<Promise<unknown>>();
   #timer: NodeJS.Timeout | undefined;
+  /** Holds open (hold()); while any is, moves wait for a flush, a release or maxHoldMs. */
+  #holds = 0;
+  #holdTimer: NodeJS.Timeout | undefined;
+  /** Collections in flight (registry look-ups): a flush waits for them. */
+  readonly #collecting = new Set<Promise<unknown>>();
   #unsubscribe: (() => void) | undefined;
   #closed = false;
   #stats = {
@@ -108,9 +133,47 @@ export class RefreshRunner {
   }
 
   start(): void {
-    this.#unsubscribe = this.#o.cache.onInvalidated((invalidation) =>
-      this.#track(this.#collect(invalidation)),
-    );
+    this.#unsubscribe = this.#o.cache.onInvalidated((invalidation) => {
+      const collecting = this.#collect(invalidation);
+      this.#collecting.add(collecting);
+      void collecting.catch(() => undefined).finally(() => this.#collecting.delete(collecting));
+      this.#track(collecting);
+    });
+  }
+
+  /**
+   * Holds the moves collected from now on until flush() or release() (or maxHoldMs after the first
+   * of them, whichever comes first), instead of sending them windowMs after they came: a poll
+   * cycle's moves then leave in one round, and the round can ride with the cycle's own query.
+   */
+  hold(): RefreshHold {
+    if (this.#o.maxHoldMs <= 0 || this.#closed) return { flush: async () => {}, release: async () => {} };
+    this.#holds += 1;
+    let released = false;
+    return {
+      flush: () => (released ? Promise.resolve() : this.#flushCollected()),
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.#holds -= 1;
+        if (this.#holds === 0) await this.#flushCollected();
+      },
+    };
+  }
+
+  /** Waits for the collections in flight, then submits everything queued (timers cancelled). */
+  async #flushCollected(): Promise<void> {
+    while (this.#collecting.size > 0) await Promise.allSettled([...this.#collecting]);
+    if (this.#closed || this.#queue.size === 0) return;
+    this.#clearTimers();
+    await this.#flush();
+  }
+
+  #clearTimers(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#holdTimer) clearTimeout(this.#holdTimer);
+    this.#timer = undefined;
+    this.#holdTimer = undefined;
   }
 
   get stats(): RefreshStats {
@@ -119,10 +182,9 @@ export class RefreshRunner {
 
   /** Resolves once everything collected so far has been refreshed (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.#work.size > 0 || this.#timer) {
-      if (this.#timer) {
-        clearTimeout(this.#timer);
-        this.#timer = undefined;
+    while (this.#work.size > 0 || this.#timer || this.#holdTimer) {
+      if (this.#timer || this.#holdTimer) {
+        this.#clearTimers();
         this.#track(this.#flush());
       }
       await Promise.allSettled([...this.#work]);
@@ -132,8 +194,7 @@ export class RefreshRunner {
   async close(): Promise<void> {
     this.#unsubscribe?.();
     this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimers();
     this.#queue.clear();
     await Promise.allSettled([...this.#work]);
   }
@@ -174,6 +235,18 @@ export class RefreshRunner {
       markers.push({ hashed: hit.hashed, pending });
     }
     await this.#o.registry.markPending(markers, this.#o.staleWhileRevalidateMs);
+    if (this.#closed || this.#queue.size === 0) return;
+    if (this.#holds > 0) {
+      // Held (a poll cycle is running): sent by its flush or release, never later than maxHoldMs.
+      if (!this.#holdTimer && !this.#timer) {
+        this.#holdTimer = setTimeout(() => {
+          this.#holdTimer = undefined;
+          this.#track(this.#flush());
+        }, this.#o.maxHoldMs);
+        this.#holdTimer.unref();
+      }
+      return;
+    }
     if (!this.#timer && !this.#closed) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -198,8 +271,9 @@ export class RefreshRunner {
     const planned = new Set([...plan.graphql, ...plan.rest].map((p) => p.hashed));
     const dropped = hits.map((h) => h.hashed).filter((h) => !planned.has(h));
     await this.#release(dropped, new Map(dropped.map((h) => [h, this.#pending.get(h)])));
-    // Every request is submitted in the same tick: the batcher merges the GraphQL ones.
-    await Promise.all([...plan.graphql, ...plan.rest].map((p) => this.#refreshOne(p)));
+    // Every request is submitted in the same tick: the batcher merges the GraphQL ones (and the
+    // query a hold's flush() is followed by). Answers are awaited apart: flush() resolves now.
+    this.#track(Promise.all([...plan.graphql, ...plan.rest].map((p) => this.#refreshOne(p))));
   }
 
   async #refreshOne(planned: PlannedRefresh): Promise<void> {

@@ -18,6 +18,8 @@
  * - lifecycle: the broker's own PR poller: 50 ms. Its queries carry gh's preview headers and
  *   no rateLimit selection, so they join agents' queries and each other's; a longer wait would be
  *   added to every step of a poll cycle (detection, then enrichment) and age every vouch with it.
+ *   Only when an agent's query is likely within the partner hold does it wait that long
+ *   (`batching.partnerHold.lifecycle`, decision 0025): alone, the enrichment costs a whole point.
  * - background: anything nobody waits on.
  */
 

@@ -565,3 +565,48 @@ describe("lifecycle service", () => {
     });
   });
 });
+
+describe("a poll cycle's hold on the broker's refresh (decision 0025)", () => {
+  it("holds it from the cycle's start, flushes just before the enrichment, releases once at the end", async () => {
+    const clock = createManualClock(T0);
+    const gh = createFakeGitHub(clock.now, { listVouches: false });
+    for (let i = 1; i <= 3; i++) gh.addPr({ repo: "acme/widgets", number: i, headRef: `feat/s${i}` });
+    const log: string[] = [];
+    const ports = {
+      ...gh.ports,
+      graphql: (...args: Parameters<typeof gh.ports.graphql>) => {
+        log.push("graphql");
+        return gh.ports.graphql(...args);
+      },
+      holdRefresh: () => {
+        log.push("hold");
+        return {
+          flush: async () => {
+            log.push("flush");
+          },
+          release: async () => {
+            log.push("release");
+          },
+        };
+      },
+    };
+    const service = createLifecycleService({
+      ports,
+      store: createMemoryWatchStore(),
+      clock,
+      config: { stuckThresholdMs: 0 },
+    });
+    for (let i = 1; i <= 3; i++)
+      await service.watch({ id: `s${i}`, repo: "acme/widgets", branch: `feat/s${i}`, pr: i });
+    log.length = 0;
+    const report = await service.runCycle();
+    expect(report.enrichment.queries).toBe(1);
+    expect(log).toEqual(["hold", "flush", "graphql", "release"]);
+    // A quiet cycle holds and releases too (nothing to send), and never sends GraphQL.
+    log.length = 0;
+    clock.advance(120_000);
+    await service.runCycle();
+    expect(log.filter((x) => x !== "graphql")).toEqual(["hold", "flush", "release"]);
+    await service.close();
+  });
+});

@@ -98,7 +98,7 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function startStack(staleWhileRevalidateMs: number, windowMs = 20): Promise<Stack> {
+async function startStack(staleWhileRevalidateMs: number, windowMs = 20, maxHoldMs = 2_000): Promise<Stack> {
   const prefix = redis.prefix();
   const r = createRedisClient(redis.url);
   const cache = new ResponseCache({
@@ -138,6 +138,7 @@ async function startStack(staleWhileRevalidateMs: number, windowMs = 20): Promis
     windowMs,
     recentReadMs: 60_000,
     maxAnswers: 100,
+    maxHoldMs,
     staleWhileRevalidateMs,
   });
   runner.start();
@@ -439,6 +440,93 @@ describe("the lifecycle's GraphQL and agents' GraphQL", () => {
     expect(JSON.stringify(json(agent))).toContain('"number":2');
     // One merged query upstream, not the lifecycle's beside the agent's.
     expect(simCounts().graphql - before.graphql).toBe(1);
+  });
+});
+
+describe("a poll cycle's hold on the refresh (decision 0025)", () => {
+  let stack: Stack;
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  const enrichmentOf = (numbers: readonly number[]) =>
+    buildEnrichmentQuery(
+      numbers.map((number) => ({ repo: "acme/widgets", number })),
+      { ...DEFAULT_LIFECYCLE_CONFIG, rateLimit: false },
+    );
+  const portsOf = (s: Stack) =>
+    createLifecyclePorts({
+      pipeline: s.pipeline,
+      classify,
+      cache: s.cache,
+      gate: {} as never,
+      redis: s.redis,
+      prefix: "unused",
+      refresh: s.runner,
+    });
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("keeps the guards' moves back past the window, then sends them in the enrichment's document", async () => {
+    stack = await startStack(10_000);
+    await stack.pipeline(ghRequest("pr_view", 0, "a", PR1));
+    await stack.pipeline(ghRequest("api_rest", 0, "a", PR1));
+    const ports = portsOf(stack);
+    const hold = ports.holdRefresh?.();
+    expect(hold).toBeDefined();
+    const before = simCounts();
+    await signalPr1(stack);
+    await pause(150); // seven refresh windows: nothing leaves while the cycle holds it
+    expect(simCounts()).toEqual(before);
+    // The agent is served its answer meanwhile (the signal's marker), not sent upstream.
+    expect((await stack.pipeline(ghRequest("pr_view", 0, "b", PR1))).cache).toBe("STALE_REVALIDATING");
+
+    await hold?.flush();
+    const enrichment = await ports.graphql({ query: enrichmentOf([2]).query }, { priority: "lifecycle" });
+    expect(enrichment.status).toBe(200);
+    await stack.runner.settled();
+    // The refresh of PR 1's pr view and the enrichment of PR 2: ONE GraphQL document; pulls/1 a GET.
+    expect(simCounts().graphql - before.graphql).toBe(1);
+    expect(simCounts().rest - before.rest).toBe(1);
+    expect(stack.runner.stats).toMatchObject({ rounds: 1, graphqlAnswers: 1, restAnswers: 1, failed: 0 });
+    expect((await stack.pipeline(ghRequest("pr_view", 0, "c", PR1))).cache).toBe("HIT");
+
+    // What moves after the flush (the enrichment's own findings) waits for the release: one round.
+    const mid = simCounts();
+    await signalPr1(stack);
+    await signalPr1(stack);
+    await pause(100);
+    expect(simCounts()).toEqual(mid);
+    await hold?.release();
+    await stack.runner.settled();
+    expect(simCounts().graphql - mid.graphql).toBe(1);
+    expect(stack.runner.stats.rounds).toBe(2);
+  });
+
+  it("never holds a move longer than maxHoldMs", async () => {
+    stack = await startStack(10_000, 20, 300);
+    await stack.pipeline(ghRequest("pr_view", 0, "a", PR1));
+    const hold = stack.runner.hold();
+    const before = simCounts();
+    const signalled = Date.now();
+    await signalPr1(stack);
+    await until(() => simCounts().graphql > before.graphql, 3_000);
+    const waited = Date.now() - signalled;
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(1_500);
+    await stack.runner.settled();
+    expect(stack.runner.stats).toMatchObject({ rounds: 1, graphqlAnswers: 1 });
+    await hold.release();
+  });
+
+  it("a release with nothing held sends nothing; without holds the window applies as before", async () => {
+    stack = await startStack(10_000);
+    await stack.pipeline(ghRequest("pr_view", 0, "a", PR1));
+    const before = simCounts();
+    await stack.runner.hold().release();
+    expect(simCounts()).toEqual(before);
+    await signalPr1(stack);
+    await until(() => simCounts().graphql > before.graphql, 2_000);
+    expect(stack.runner.stats.rounds).toBe(1);
   });
 });
 

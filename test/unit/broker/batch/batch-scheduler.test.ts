@@ -510,4 +510,24 @@ describe("BatchScheduler holding a first-time read for a partner (partnerHold)",
     expect(github.calls).toHaveLength(22);
     await a;
   });
+
+  it("with lifecycle on, holds the lifecycle's query too, so an agent's first read rides with it", async () => {
+    const s = scheduler({ partnerHold: { ...partnerHold, lifecycle: true } });
+    await othersQueried(s, 10);
+    const before = github.calls.length;
+    const l = submit(s, prView(4), { sessionId: "ao-lifecycle", batchClass: "lifecycle" });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(github.calls).toHaveLength(before);
+    const a = submit(s, prView(5), { sessionId: "s1", batchClass: "interactive" });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(github.calls).toHaveLength(before + 1);
+    expect(github.calls[before]?.kind).toBe("merged");
+    const [x, y] = await Promise.all([l, a]);
+    expect([x.batchSize, y.batchSize, x.waitedMs]).toEqual([2, 2, 600]);
+    // A quiet broker (no other session's arrivals): the lifecycle keeps its 50 ms.
+    const t = scheduler({ partnerHold: { ...partnerHold, lifecycle: true } });
+    const q = submit(t, prView(6), { sessionId: "ao-lifecycle", batchClass: "lifecycle" });
+    await vi.advanceTimersByTimeAsync(50);
+    expect((await q).waitedMs).toBe(50);
+  });
 });
