@@ -19,16 +19,14 @@ describe("stepTiming", () => {
     { n: 120, scout: 60, confirm: 300, full: 300 },
     { n: 150, scout: 60, confirm: 240, full: 240 },
     { n: 500, scout: 60, confirm: 240, full: 240 },
-  ])("$n sessions: windows sized by session-seconds, scout $scout s, confirmation $confirm s, full $full s", ({
-    n,
-    scout,
-    confirm,
-    full,
-  }) => {
-    expect(stepTiming(n, 2400, QUICK_PLAN).measureSimS).toBeCloseTo(scout, 0);
-    expect(stepTiming(n, 2400, confirmationPlan(QUICK_PLAN)).measureSimS).toBeCloseTo(confirm, 0);
-    expect(stepTiming(n, 2400, FULL_PLAN).measureSimS).toBeCloseTo(full, 0);
-  });
+  ])(
+    "$n sessions: windows sized by session-seconds, scout $scout s, confirmation $confirm s, full $full s",
+    ({ n, scout, confirm, full }) => {
+      expect(stepTiming(n, 2400, QUICK_PLAN).measureSimS).toBeCloseTo(scout, 0);
+      expect(stepTiming(n, 2400, confirmationPlan(QUICK_PLAN)).measureSimS).toBeCloseTo(confirm, 0);
+      expect(stepTiming(n, 2400, FULL_PLAN).measureSimS).toBeCloseTo(full, 0);
+    },
+  );
 
   it("a confirmation costs ~the same wall time from 60 to 150 sessions at 200 requests/s (0024), where a 600 s floor cost ~2.2 s per session", () => {
     const confirm = confirmationPlan(QUICK_PLAN);

@@ -151,21 +151,19 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     { boundary: 160, scout: 200, budget: 195, least: 0.8 },
     { boundary: 110, scout: 150, budget: 195, least: 0.85 },
     { boundary: 90, scout: 100, budget: 195, least: 0.7 },
-  ])("the broker's quick search at 200 requests/s, boundary $boundary: three steps, a figure a confirmation passed, ≥ $least of it", ({
-    boundary,
-    scout,
-    budget,
-    least,
-  }) => {
-    const { points, spent, answer } = run(boundary, scout, budget, {
-      ...QUICK,
-      search: { ...QUICK.search, ceiling: 270 },
-    });
-    expect(points.map((p) => p.tier)).toEqual(["scout", "scout", "confirm"]);
-    expect(spent).toBeLessThanOrEqual(budget);
-    expect(answer.sessions).toBeLessThanOrEqual(boundary);
-    expect(answer.sessions).toBeGreaterThanOrEqual(boundary * least);
-  });
+  ])(
+    "the broker's quick search at 200 requests/s, boundary $boundary: three steps, a figure a confirmation passed, ≥ $least of it",
+    ({ boundary, scout, budget, least }) => {
+      const { points, spent, answer } = run(boundary, scout, budget, {
+        ...QUICK,
+        search: { ...QUICK.search, ceiling: 270 },
+      });
+      expect(points.map((p) => p.tier)).toEqual(["scout", "scout", "confirm"]);
+      expect(spent).toBeLessThanOrEqual(budget);
+      expect(answer.sessions).toBeLessThanOrEqual(boundary);
+      expect(answer.sessions).toBeGreaterThanOrEqual(boundary * least);
+    },
+  );
 
   it("confirms the scouts' answer where rounding alone would lower it (2 sessions at 70.2 %: 2, not 1)", () => {
     const points: TieredPoint[] = [
