@@ -101,7 +101,7 @@ export interface BenchOptions {
 /**
  * Each arm's share of the time budget: direct and proxy find ~2 in about a minute of a quick run
  * (three scouting steps and a confirmation at ×30); the broker's search climbs highest, and its
- * steps cost about 2 wall seconds per session at the full run's window.
+ * confirmation costs ~150 wall seconds from 100 to 150 sessions (docs/decisions/0024).
  */
 const ARM_WEIGHT: Readonly<Record<ArmName, number>> = { direct: 1, proxy: 1, broker: 2 };
 /** The quick run's wall-clock budget: `npm start` stays within 5 minutes with start-up and tear-down. */
@@ -211,7 +211,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   const confirm = options.confirm ?? quick;
   const weight = (arm: ArmName) => ARM_WEIGHT[arm];
   // The steps that decide the answer: the plan's own (a full run), or, for a quick run that
-  // confirms, the quick plan with the full run's shortest window (docs/decisions/0015).
+  // confirms, the quick plan with the full run's window for the count (docs/decisions/0015, 0024).
   // Sized by session-seconds like the full run's, unless a test pins it (docs/decisions/0024).
   const confirmPlan: StepPlanOptions =
     options.confirmWindowS !== undefined

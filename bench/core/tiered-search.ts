@@ -1,7 +1,7 @@
 /**
  * The search a run actually follows, with the clock in it. Two tiers of steps:
- * - `confirm`: a step judged like the full run's (its window at least the full run's 600 s); only
- *   these decide the answer;
+ * - `confirm`: a step judged like the full run's (the full run's window for its count, at most
+ *   600 s: core/step-plan.ts `confirmationPlan`); only these decide the answer;
  * - `scout`: a quick run's short-window step, cheap, that only guides: short windows hold few PR
  *   creates (the main cost driver), so they understate usage and can pass a count the full run
  *   fails (docs/decisions/0015).
