@@ -153,8 +153,8 @@ export const SCOUT_REACH = 2;
 /**
  * While every scout passed, the next scout goes to the largest count whose scouting step and
  * a confirmation up to `SCOUT_REACH` × its count fit the time left (not past the ceiling): as
- * near the boundary as that allows, where its usage predicts it best (under concave usage a prediction from 5 sessions was low by ×2, from 80 by a
- * few per cent, docs/decisions/0022). Once a scout fails, the usage brackets the boundary. A
+ * near the boundary as that allows, where its usage predicts it best (under concave usage a
+ * prediction from 5 sessions was low by ×2, from 80 by a few per cent, docs/decisions/0022). Once a scout fails, the usage brackets the boundary. A
  * quick run scouts twice before confirming: at 200 requests/s, with steps sized by session-seconds,
  * the time no longer bounds the confirmation's count, so 0022's straight confirmation at the
  * largest count that fits would aim past the boundary (docs/decisions/0024).
@@ -201,7 +201,7 @@ export function nextTieredStep(
   const best = sessionsToBudget(scouts);
   const first = firstConfirmation(scouts, search);
   const want = nextSessions(scouts, search);
-  // A scouting step only when the confirmation of its count still fits after it.
+  // A scouting step only when a confirmation still fits after it: at its count once bracketed.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
   const tried = new Set(scouts.map((p) => p.sessions));
   // The climb keeps room for a confirmation up to ×2 its count (`SCOUT_REACH`).
