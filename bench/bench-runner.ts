@@ -21,6 +21,7 @@ import {
 } from "./core/report-types.js";
 import { DEFAULT_SEARCH, type SearchOptions } from "./core/session-search.js";
 import {
+  confirmationPlan,
   expectedStepSeconds,
   FULL_PLAN,
   QUICK_PLAN,
@@ -89,8 +90,8 @@ export interface BenchOptions {
    */
   readonly confirm?: boolean;
   /**
-   * The window of a confirmation step, simulated seconds. @defaultValue 600, the full run's
-   * shortest window (tests use less)
+   * Pins the window of a confirmation step, simulated seconds. @defaultValue sized like the full
+   * run's: 36,000 session-seconds within 240-600 s (core/step-plan.ts `confirmationPlan`; tests pin less)
    */
   readonly confirmWindowS?: number;
   /** Open every agent's broker session read-only: a broker that refuses writes (tests). */
@@ -100,7 +101,7 @@ export interface BenchOptions {
 /**
  * Each arm's share of the time budget: direct and proxy find ~2 in about a minute of a quick run
  * (three scouting steps and a confirmation at ×30); the broker's search climbs highest, and its
- * steps cost about 2 wall seconds per session at the full run's window.
+ * confirmation costs ~150 wall seconds from 100 to 150 sessions (docs/decisions/0024).
  */
 const ARM_WEIGHT: Readonly<Record<ArmName, number>> = { direct: 1, proxy: 1, broker: 2 };
 /** The quick run's wall-clock budget: `npm start` stays within 5 minutes with start-up and tear-down. */
@@ -210,11 +211,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
   const confirm = options.confirm ?? quick;
   const weight = (arm: ArmName) => ARM_WEIGHT[arm];
   // The steps that decide the answer: the plan's own (a full run), or, for a quick run that
-  // confirms, the quick plan with the full run's shortest window (docs/decisions/0015).
-  const confirmWindowS = options.confirmWindowS ?? FULL_PLAN.minWindowS;
+  // confirms, the quick plan with the full run's window for the count (docs/decisions/0015, 0024).
+  // Sized by session-seconds like the full run's, unless a test pins it (docs/decisions/0024).
+  const confirmPlan: StepPlanOptions =
+    options.confirmWindowS !== undefined
+      ? { ...plan, fixedWindowS: options.confirmWindowS }
+      : { ...confirmationPlan(plan, FULL_PLAN), fixedWindowS: undefined };
   const shortest = plan.fixedWindowS ?? plan.minWindowS;
-  const scouting = confirm && shortest < confirmWindowS;
-  const decidingPlan: StepPlanOptions = scouting ? { ...plan, fixedWindowS: confirmWindowS } : plan;
+  const scouting = confirm && shortest < (confirmPlan.fixedWindowS ?? confirmPlan.minWindowS);
+  const decidingPlan: StepPlanOptions = scouting ? confirmPlan : plan;
   const stepSeconds = (sessions: number, p: StepPlanOptions) =>
     expectedStepSeconds(stepTiming(sessions, profile.requestsPerSessionHour, p), p);
   const costs: TieredCosts = {

@@ -1,8 +1,11 @@
 /**
  * How long each step runs. Every step measures about the same number of session-seconds (more
- * sessions, shorter window: the sample is as large, the time per step stays bounded), within a
- * floor that still spans several poll cycles and CI runs and a ceiling; warm-up is fixed. The
- * compression comes from core/time-scale.ts. `--window-s` pins the window for every step. Pure.
+ * sessions, shorter window: the sample is as large, and at a compression that keeps the machine at
+ * 200 requests/s a step's wall time is about the same whatever the count), within a floor that
+ * still spans several staleness bounds, guard periods and PR creates, and a ceiling; warm-up is
+ * fixed. Quick confirms a count with the full run's window (sessionSeconds and floor the same,
+ * the ceiling 600 s: they agree from 60 sessions up, docs/decisions/0024). The compression comes
+ * from core/time-scale.ts. `--window-s` pins the window for every step. Pure.
  */
 import { chooseTimeScale, planStep, type StepTiming } from "./time-scale.js";
 
@@ -25,11 +28,12 @@ export interface StepPlanOptions {
 export const REQUESTS_PER_SECOND = 200;
 
 export const QUICK_PLAN: StepPlanOptions = Object.freeze({
-  sessionSeconds: 3000,
-  minWindowS: 120,
-  // 120 for every count: a scouting step only guides (the figure comes from a confirmation's
-  // 600 s window), so at ×30 a scout at 1-5 sessions costs ~8 s of wall time, not ~12; the
-  // seconds saved go to the broker's confirmation (docs/decisions/0018).
+  // A scout only guides (the figure comes from a confirmation): 120 s up to 50 sessions (at ×30
+  // a scout at 1-5 sessions costs ~8 s of wall time, docs/decisions/0018), then 6,000
+  // session-seconds down to 60 s, so a scout near the broker's boundary (~100-120 sessions)
+  // costs ~45-50 s, not ~75 (docs/decisions/0024).
+  sessionSeconds: 6000,
+  minWindowS: 60,
   maxWindowS: 120,
   warmupS: 60,
   // The same for quick and full (decision 0015: one compression per count). `--requests-per-s`
@@ -46,8 +50,12 @@ export const QUICK_PLAN: StepPlanOptions = Object.freeze({
 });
 
 export const FULL_PLAN: StepPlanOptions = Object.freeze({
-  sessionSeconds: 18_000,
-  minWindowS: 600,
+  // What a 600 s window at 60 sessions holds; at 120 sessions 300 s still holds ~15 PR creates,
+  // and a step's wall time at 200 requests/s is ~120 s + the warm-up's whatever the count
+  // (docs/decisions/0024, which amends 0015 and 0018: 18,000 and a 600 s floor made it ~2.2·N s).
+  sessionSeconds: 36_000,
+  // 8× the 30 s staleness bound, several guard periods and CI runs.
+  minWindowS: 240,
   maxWindowS: 1800,
   warmupS: 300,
   targetRequestsPerSecond: REQUESTS_PER_SECOND,
@@ -55,6 +63,25 @@ export const FULL_PLAN: StepPlanOptions = Object.freeze({
   minScale: 0.1,
   overheadS: 3,
 });
+
+/**
+ * A quick run's confirmation: the full run's window at each count (its session-seconds and floor),
+ * its ceiling the quick one's 600 s (direct and proxy confirm at 2 sessions: 1,800 s would cost
+ * ~62 s each), quick's warm-up and compression. Equal to the full run's window from 60 sessions up.
+ */
+export const QUICK_CONFIRM_MAX_WINDOW_S = 600;
+
+export function confirmationPlan(
+  scouts: StepPlanOptions,
+  full: StepPlanOptions = FULL_PLAN,
+): StepPlanOptions {
+  return {
+    ...scouts,
+    sessionSeconds: full.sessionSeconds,
+    minWindowS: full.minWindowS,
+    maxWindowS: Math.max(full.minWindowS, QUICK_CONFIRM_MAX_WINDOW_S),
+  };
+}
 
 export function stepTiming(
   sessions: number,

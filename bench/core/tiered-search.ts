@@ -1,7 +1,7 @@
 /**
  * The search a run actually follows, with the clock in it. Two tiers of steps:
- * - `confirm`: a step judged like the full run's (its window at least the full run's 600 s); only
- *   these decide the answer;
+ * - `confirm`: a step judged like the full run's (the full run's window for its count, at most
+ *   600 s: core/step-plan.ts `confirmationPlan`); only these decide the answer;
  * - `scout`: a quick run's short-window step, cheap, that only guides: short windows hold few PR
  *   creates (the main cost driver), so they understate usage and can pass a count the full run
  *   fails (docs/decisions/0015).
@@ -16,6 +16,8 @@ import {
   boldSessions,
   bracketClosed,
   nextSessions,
+  PREDICT_SAFETY,
+  predictedBoundary,
   type SearchOptions,
   type SearchPoint,
   sessionsToBudget,
@@ -114,9 +116,25 @@ function scoutsReach(scouts: readonly SearchPoint[]): number {
   return Math.max(1, Math.round((best * SHORT_WINDOW_DISCOUNT) / usage));
 }
 
-/** Where the first confirmation goes: the scouts' answer, lowered to where its usage leaves the margin. */
-export function firstConfirmation(scouts: readonly SearchPoint[]): number {
-  return Math.min(sessionsToBudget(scouts), scoutsReach(scouts));
+/**
+ * Where the first confirmation goes. While every scout passed: the boundary the scouts predict
+ * (session-search.ts `predictedBoundary`: the line from the origin or through the two largest
+ * passes) with their usage ÷ 0.7, lowered 5 % (`PREDICT_SAFETY`), never past the ceiling: with
+ * steps sized by session-seconds a confirmation costs about the same at any count, so the time
+ * no longer bounds it and a scout near the boundary predicts it (docs/decisions/0024). Otherwise
+ * the scouts' answer, lowered to where its usage leaves the margin.
+ */
+export function firstConfirmation(scouts: readonly SearchPoint[], search?: SearchOptions): number {
+  const best = sessionsToBudget(scouts);
+  const reach = scoutsReach(scouts);
+  if (search === undefined || best === 0 || scouts.some((p) => !p.pass)) return Math.min(best, reach);
+  const discounted = scouts.map((p) =>
+    p.usage === undefined ? p : { ...p, usage: p.usage / SHORT_WINDOW_DISCOUNT },
+  );
+  const predicted = predictedBoundary(discounted);
+  if (predicted === undefined) return best;
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  return Math.max(1, Math.min(top, Math.floor(predicted * PREDICT_SAFETY)));
 }
 
 /** A substitute is worth a step only past the tolerance above the best pass. */
@@ -124,37 +142,22 @@ const worthIt = (n: number, best: number, search: SearchOptions): boolean =>
   best === 0 || n > best + Math.max(1, best * search.relativeTolerance);
 
 /**
- * While every scout has passed, the confirmation goes straight to the largest count that fits the
- * time left (not past the ceiling), without a scout at that count first, when the scouts' usage,
- * discounted and extrapolated from the origin, does not reach 100 % below it (`scoutsReach`: under
- * concave usage that line overstates what a larger count spends). At 200 requests/s a
- * confirmation at N costs ~2.2·N wall seconds, so the time bounds the count, and a scout there
- * (~0.6·N s: 37-45 s at 56-63 sessions) is time the confirmation could have used: it guarded the
- * budget, but a 120 s scout understated the confirmation's usage by 8-50 % at the same count
- * (docs/bench/quick-1de3df9-*.json: 0.234 against 0.464 at 56; quick-f7be502-*: 0.324 against
- * 0.587 at 55-56), so it rarely caught one. When the scouts' reach is below what fits, the climb
- * through a scout at the top (`climbTo`) decides as before: a 120 s scout at 5 sessions measured
- * 2.4-10 % of the budget on one commit, and confirming at the reach of the 10 % one (34) left the
- * broker at 45 where the climb had given 56-63 (docs/decisions/0022, which amends 0018).
+ * How far past its scout a quick run's confirmation may go: the climb's scout goes where a
+ * confirmation at up to twice its count still fits after it (with steps sized by
+ * session-seconds a confirmation costs ~145-155 wall s from 100 to 150 sessions, ~0.2 s per
+ * session, and a scout ~0.35-0.45 s per session: a scout at ~75 and a confirmation up to ~150
+ * fit the broker's ~195 s where a scout at 115 leaves room for 115 only, docs/decisions/0024).
  */
-function straightConfirmation(
-  scouts: readonly SearchPoint[],
-  search: SearchOptions,
-  remainingS: number,
-  confirm: (n: number) => number,
-): number | undefined {
-  const best = sessionsToBudget(scouts);
-  if (best === 0 || scouts.some((p) => !p.pass)) return undefined;
-  const top = Math.min(search.max, search.ceiling ?? search.max);
-  const n = affordable(0, top + 1, remainingS, confirm, new Set());
-  return n !== undefined && n <= scoutsReach(scouts) ? n : undefined;
-}
+export const SCOUT_REACH = 2;
 
 /**
- * Otherwise, while every scout passed, the next scout goes to the largest count whose scouting
- * step and confirmation both fit the time left (not past the ceiling): the confirmation can go no
- * higher than the scouts passed, so a scout below that count spends the time the confirmation
- * needed (docs/decisions/0018). Once a scout fails, the usage brackets the boundary.
+ * While every scout passed, the next scout goes to the largest count whose scouting step and
+ * a confirmation up to `SCOUT_REACH` × its count fit the time left (not past the ceiling): as
+ * near the boundary as that allows, where its usage predicts it best (under concave usage a
+ * prediction from 5 sessions was low by ×2, from 80 by a few per cent, docs/decisions/0022). Once a scout fails, the usage brackets the boundary. A
+ * quick run scouts twice before confirming: at 200 requests/s, with steps sized by session-seconds,
+ * the time no longer bounds the confirmation's count, so 0022's straight confirmation at the
+ * largest count that fits would aim past the boundary (docs/decisions/0024).
  */
 function climbTo(
   scouts: readonly SearchPoint[],
@@ -196,26 +199,30 @@ export function nextTieredStep(
   if (confirmed.length > 0) return confirmStep(points, options, costs, remainingS, 0);
   const scouts = points.filter((p) => p.tier === "scout").map(scoutGuide);
   const best = sessionsToBudget(scouts);
-  const straight = straightConfirmation(scouts, search, remainingS, costs.confirm);
-  if (straight !== undefined) return { step: { sessions: straight, tier: "confirm" } };
+  const first = firstConfirmation(scouts, search);
   const want = nextSessions(scouts, search);
-  // A scouting step only when the confirmation of its count still fits after it.
+  // A scouting step only when a confirmation still fits after it: at its count once bracketed.
   const both = (n: number) => costs.scout(n) + costs.confirm(n);
   const tried = new Set(scouts.map((p) => p.sessions));
-  const climb = climbTo(scouts, search, remainingS, both, tried);
+  // The climb keeps room for a confirmation up to ×2 its count (`SCOUT_REACH`).
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const reaching = (n: number) => costs.scout(n) + costs.confirm(Math.min(top, Math.max(n, n * SCOUT_REACH)));
+  const climb = climbTo(scouts, search, remainingS, reaching, tried);
   if (climb !== undefined && (want === undefined || climb > want))
     return { step: { sessions: climb, tier: "scout" } };
   if (want !== undefined && closesOnPass(scouts, want, search) && costs.confirm(want) <= remainingS)
     return { step: { sessions: want, tier: "confirm" } };
-  if (want === undefined) return confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
-  if (both(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
+  if (want === undefined) return confirmStep(points, options, costs, remainingS, first);
   const fail = Math.min(...scouts.filter((p) => !p.pass).map((p) => p.sessions), Number.POSITIVE_INFINITY);
-  const wanted = { sessions: want, tier: "scout" as const, seconds: both(want) };
-  const instead = affordable(best, Math.min(want + 1, fail), remainingS, both, tried);
+  // Bracketed, the confirmation goes no higher than the scout; growing, it may reach past it.
+  const scoutCost = fail === Number.POSITIVE_INFINITY ? reaching : both;
+  if (scoutCost(want) <= remainingS) return { step: { sessions: want, tier: "scout" } };
+  const wanted = { sessions: want, tier: "scout" as const, seconds: scoutCost(want) };
+  const instead = affordable(best, Math.min(want + 1, fail), remainingS, scoutCost, tried);
   if (instead !== undefined && worthIt(instead, best, search))
     return { step: { sessions: instead, tier: "scout" }, wanted };
   // No scouting step fits with its confirmation: confirm what was found.
-  const next = confirmStep(points, options, costs, remainingS, firstConfirmation(scouts));
+  const next = confirmStep(points, options, costs, remainingS, first);
   return next.wanted || next.step ? next : { ...next, wanted };
 }
 

@@ -104,10 +104,13 @@ function replay(file: string, noise: () => number = () => 1, budgetS = 1260) {
 
 describe("the full run's search over recorded full runs (--time-budget-s 1260)", () => {
   it.each([
-    // Recorded: 5, 20, 80 (pass), 136 (fail on points), "≥ 80"; the model's boundary 126.
-    { name: "1de3df9", file: "full-1de3df9.json", broker: [5, 124], answer: 124 },
-    // Recorded: 5, 20, 80, 123 (4,998 points/h), "≥ 123", the model's edge: flat past it.
-    { name: "c7c0964", file: "full-c7c0964.json", broker: [5, 106, 116], answer: 116 },
+    // Recorded: 5, 20, 80 (pass), 136 (fail on points), "≥ 80"; the model's boundary 126. With
+    // steps sized by 36,000 session-seconds (0024) a step at 124 costs ~240 s, not ~280: the
+    // time left after it holds a bold step at 136, which fails and closes the bracket.
+    { name: "1de3df9", file: "full-1de3df9.json", broker: [5, 124, 136], answer: 124 },
+    // Recorded: 5, 20, 80, 123 (4,998 points/h), "≥ 123", the model's edge: flat past it. With
+    // 0024's cheaper steps a bold 132 fits (fails), then 121 (was 5, 106, 116 → 116).
+    { name: "c7c0964", file: "full-c7c0964.json", broker: [5, 106, 132, 121], answer: 121 },
     // Recorded: 5, 20, 60 (pass), 77 (fail), "≥ 60"; the boundary 72.
     { name: "3af4c7f", file: "full-3af4c7f.json", broker: [5, 67, 76, 72], answer: 72 },
     // Recorded: 5, 20, 80 (fail), 40, 57, "≥ 57"; the boundary 74.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  confirmationPlan,
   expectedStepSeconds,
   FULL_PLAN,
   QUICK_PLAN,
@@ -8,12 +9,41 @@ import {
 } from "../../../bench/core/step-plan.js";
 
 describe("stepTiming", () => {
-  it("measures about the same session-seconds per full step, within the floor and the ceiling; a quick scout is 120 s", () => {
-    expect(stepTiming(5, 2400, QUICK_PLAN).measureSimS).toBe(120);
-    expect(stepTiming(20, 2400, QUICK_PLAN).measureSimS).toBe(120);
-    expect(stepTiming(500, 2400, QUICK_PLAN).measureSimS).toBe(120);
-    expect(stepTiming(5, 2400, FULL_PLAN).measureSimS).toBe(1800);
-    expect(stepTiming(20, 2400, FULL_PLAN).measureSimS).toBe(900);
+  it.each([
+    // sessions, scout window, confirmation window, full window
+    { n: 2, scout: 120, confirm: 600, full: 1800 },
+    { n: 5, scout: 120, confirm: 600, full: 1800 },
+    { n: 20, scout: 120, confirm: 600, full: 1800 },
+    { n: 60, scout: 100, confirm: 600, full: 600 },
+    { n: 80, scout: 75, confirm: 450, full: 450 },
+    { n: 120, scout: 60, confirm: 300, full: 300 },
+    { n: 150, scout: 60, confirm: 240, full: 240 },
+    { n: 500, scout: 60, confirm: 240, full: 240 },
+  ])(
+    "$n sessions: windows sized by session-seconds, scout $scout s, confirmation $confirm s, full $full s",
+    ({ n, scout, confirm, full }) => {
+      expect(stepTiming(n, 2400, QUICK_PLAN).measureSimS).toBeCloseTo(scout, 0);
+      expect(stepTiming(n, 2400, confirmationPlan(QUICK_PLAN)).measureSimS).toBeCloseTo(confirm, 0);
+      expect(stepTiming(n, 2400, FULL_PLAN).measureSimS).toBeCloseTo(full, 0);
+    },
+  );
+
+  it("a confirmation costs ~the same wall time from 60 to 150 sessions at 200 requests/s (0024), where a 600 s floor cost ~2.2 s per session", () => {
+    const confirm = confirmationPlan(QUICK_PLAN);
+    const seconds = (n: number) => expectedStepSeconds(stepTiming(n, 2400, confirm), confirm);
+    for (const n of [60, 80, 100, 120, 140, 150]) {
+      expect(seconds(n)).toBeGreaterThan(130);
+      expect(seconds(n)).toBeLessThan(156);
+    }
+    const old = { ...QUICK_PLAN, fixedWindowS: 600 };
+    expect(expectedStepSeconds(stepTiming(120, 2400, old), old)).toBeGreaterThan(260);
+    // Quick confirms a count as the full run measures it from 60 sessions up (decision 0015).
+    for (const n of [60, 100, 137]) {
+      expect(stepTiming(n, 2400, confirm).measureSimS).toBe(stepTiming(n, 2400, FULL_PLAN).measureSimS);
+      expect(stepTiming(n, 2400, confirm).scale).toBe(stepTiming(n, 2400, FULL_PLAN).scale);
+    }
+    // A scout near the broker's boundary stays under ~50 s.
+    expect(expectedStepSeconds(stepTiming(115, 2400, QUICK_PLAN), QUICK_PLAN)).toBeLessThan(50);
   });
 
   it("compresses for 200 requests/s by default, quick and full alike; --requests-per-s 400 halves a confirmation's wall time", () => {

@@ -10,9 +10,10 @@ import {
 
 /** Wall seconds of the quick plan's steps on this machine's compression (≤ ×30, 200 requests/s). */
 const scale = (n: number) => Math.min(30, 300 / n);
+/** Windows sized by session-seconds (core/step-plan.ts, docs/decisions/0024). */
 const COSTS: TieredCosts = {
-  scout: (n) => (60 + Math.min(300, Math.max(120, 3000 / n))) / scale(n) + 3,
-  confirm: (n) => (60 + 600) / scale(n) + 3,
+  scout: (n) => (60 + Math.min(120, Math.max(60, 6000 / n))) / scale(n) + 3,
+  confirm: (n) => (60 + Math.min(600, Math.max(240, 36_000 / n))) / scale(n) + 3,
 };
 
 const QUICK: TieredOptions = {
@@ -88,7 +89,7 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(spent).toBeLessThanOrEqual(COSTS.scout(5) + COSTS.scout(3) + COSTS.confirm(2));
   });
 
-  it("the broker at 400 requests/s: scouts 5, climbs straight to the largest count whose confirmation fits, confirms it within 15 % of the boundary", () => {
+  it("the broker at 400 requests/s (a confirmation fixed at 600 s): scouts 5, climbs to where a confirmation at twice the count fits, confirms within 15 % of the boundary", () => {
     // The quick plan at 400 requests/s (core/step-plan.ts): every scout 120 s, ×≤30.
     const scale400 = (n: number) => Math.min(30, 600 / n);
     const costs: TieredCosts = {
@@ -112,11 +113,12 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(steps.slice(0, 1)).toEqual(["scout 5"]);
     const top = points[1];
     expect(top?.tier).toBe("scout");
-    // The second scout is the largest count whose scout and confirmation both fit what was left.
+    // The second scout is the largest count whose scout and a confirmation at twice its count
+    // (0024: `SCOUT_REACH`) fit what was left.
     const left = budget - costs.scout(5);
-    expect(costs.scout(top?.sessions ?? 0) + costs.confirm(top?.sessions ?? 0)).toBeLessThanOrEqual(left);
-    const next = (top?.sessions ?? 0) + 1;
-    expect(costs.scout(next) + costs.confirm(next)).toBeGreaterThan(left);
+    const n = top?.sessions ?? 0;
+    expect(costs.scout(n) + costs.confirm(2 * n)).toBeLessThanOrEqual(left);
+    expect(costs.scout(n + 1) + costs.confirm(2 * n + 2)).toBeGreaterThan(left);
     expect(spent).toBeLessThanOrEqual(budget);
     const answer = tieredAnswer(points, options);
     expect(answer.sessions).toBeGreaterThanOrEqual(Math.ceil(125 * 0.85));
@@ -124,23 +126,44 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
     expect(points.filter((p) => p.tier === "confirm").map((p) => p.pass)).toEqual([true]);
   });
 
-  it("at 200 requests/s with a quick run's ~195 s for the broker: scout 5, confirm 84, no scout at the top unless the scout says it is near the budget", () => {
+  it("at 200 requests/s with a quick run's ~195 s for the broker: scout 5, scout where a confirmation up to twice its count still fits, confirm the scouts' prediction (0024)", () => {
+    const options = { ...QUICK, search: { ...QUICK.search, ceiling: 270 } };
     const points: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.03 }];
-    const next = nextTieredStep(
-      points,
-      { ...QUICK, search: { ...QUICK.search, ceiling: 270 } },
-      COSTS,
-      195 - 7,
-    );
-    expect(next.step?.tier).toBe("confirm");
-    const n = next.step?.sessions ?? 0;
-    expect(COSTS.confirm(n)).toBeLessThanOrEqual(188);
-    expect(COSTS.confirm(n + 1)).toBeGreaterThan(188);
-    // A scout whose usage reaches 100 % below that (5 × 0.7 ÷ 0.07 = 50): the climb through a
-    // scout at the largest count whose scout and confirmation both fit, as before.
-    const hot: TieredPoint[] = [{ sessions: 5, tier: "scout", pass: true, usage: 0.07 }];
-    expect(nextTieredStep(hot, QUICK, COSTS, 188).step).toEqual({ sessions: 65, tier: "scout" });
+    const left = 195 - COSTS.scout(5);
+    const second = nextTieredStep(points, options, COSTS, left).step;
+    expect(second?.tier).toBe("scout");
+    const n = second?.sessions ?? 0;
+    expect(COSTS.scout(n) + COSTS.confirm(2 * n)).toBeLessThanOrEqual(left);
+    expect(COSTS.scout(n + 1) + COSTS.confirm(2 * n + 2)).toBeGreaterThan(left);
+    expect(n).toBeGreaterThanOrEqual(60);
+    // The scout at n spends 44 %: ÷ 0.7, the line through the two scouts reaches 100 % at ~118;
+    // lowered 5 %: 113, a confirmation the time left holds (~149 s).
+    const two: TieredPoint[] = [...points, { sessions: n, tier: "scout", pass: true, usage: 0.44 }];
+    const third = nextTieredStep(two, options, COSTS, left - COSTS.scout(n)).step;
+    expect(third?.tier).toBe("confirm");
+    expect(third?.sessions).toBeGreaterThan(n * 1.4);
+    expect(COSTS.confirm(third?.sessions ?? 0)).toBeLessThanOrEqual(left - COSTS.scout(n));
   });
+
+  it.each([
+    // boundary (confirmations), scouts' boundary (short windows understate), the broker's time
+    { boundary: 130, scout: 170, budget: 195, least: 0.85 },
+    { boundary: 160, scout: 200, budget: 195, least: 0.8 },
+    { boundary: 110, scout: 150, budget: 195, least: 0.85 },
+    { boundary: 90, scout: 100, budget: 195, least: 0.7 },
+  ])(
+    "the broker's quick search at 200 requests/s, boundary $boundary: three steps, a figure a confirmation passed, ≥ $least of it",
+    ({ boundary, scout, budget, least }) => {
+      const { points, spent, answer } = run(boundary, scout, budget, {
+        ...QUICK,
+        search: { ...QUICK.search, ceiling: 270 },
+      });
+      expect(points.map((p) => p.tier)).toEqual(["scout", "scout", "confirm"]);
+      expect(spent).toBeLessThanOrEqual(budget);
+      expect(answer.sessions).toBeLessThanOrEqual(boundary);
+      expect(answer.sessions).toBeGreaterThanOrEqual(boundary * least);
+    },
+  );
 
   it("confirms the scouts' answer where rounding alone would lower it (2 sessions at 70.2 %: 2, not 1)", () => {
     const points: TieredPoint[] = [
@@ -166,8 +189,8 @@ describe("nextTieredStep: a quick run's answer is a confirmed count", () => {
       { sessions: 5, tier: "scout", pass: true, usage: 0.12 },
       { sessions: 122, tier: "scout", pass: false, usage: 0.86, budgetOnly: false },
     ];
-    // Confirmed where the scouts' usage ÷ 0.7 stays within budget: 122 × 0.7 ÷ 0.86 = 99.
-    expect(nextTieredStep(points, QUICK, COSTS, 230).step).toEqual({ sessions: 99, tier: "confirm" });
+    // Confirmed where the scouts' usage ÷ 0.7 stays within budget: 122 × 0.7 ÷ 0.86 = 99, lowered 5 %.
+    expect(nextTieredStep(points, QUICK, COSTS, 230).step).toEqual({ sessions: 94, tier: "confirm" });
     const confirmed: TieredPoint[] = [...points, { sessions: 99, tier: "confirm", pass: true, usage: 0.9 }];
     expect(tieredAnswer(confirmed, QUICK)).toEqual({ sessions: 99, bound: "at-least", unconfirmedScout: 0 });
     // Over budget too, it is an upper bound as before.
