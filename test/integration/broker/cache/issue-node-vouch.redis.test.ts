@@ -81,18 +81,27 @@ describe("the issues-list guard's vouch for issues read by node id", () => {
     expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(0);
     // gh's lookup reveals the id: the PR's vouch now covers answers read by it.
     await cache.learnIds(
-      learnIds({ repository: { pullRequest: { id: "PR_1", number: 1 } } }, { owner: "acme", name: "widgets" }),
+      learnIds(
+        { repository: { pullRequest: { id: "PR_1", number: 1 } } },
+        { owner: "acme", name: "widgets" },
+      ),
     );
     expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(7_000);
     // A later vouch still moves it on; learning the id again never takes it back.
     await cache.vouch([{ tag: "num:acme/widgets#1", at: 9_000 }]);
     await cache.learnIds(
-      learnIds({ repository: { pullRequest: { id: "PR_1", number: 1 } } }, { owner: "acme", name: "widgets" }),
+      learnIds(
+        { repository: { pullRequest: { id: "PR_1", number: 1 } } },
+        { owner: "acme", name: "widgets" },
+      ),
     );
     expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(9_000);
     // A PR nobody vouched for gives its id nothing.
     await cache.learnIds(
-      learnIds({ repository: { pullRequest: { id: "PR_2", number: 2 } } }, { owner: "acme", name: "widgets" }),
+      learnIds(
+        { repository: { pullRequest: { id: "PR_2", number: 2 } } },
+        { owner: "acme", name: "widgets" },
+      ),
     );
     const other = vouchGroups(["node:PR_2:checks"]) ?? [];
     expect((await cache.lookup("checks", ["node:PR_2:checks"], other)).vouchedAt).toBe(0);
