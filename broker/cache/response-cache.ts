@@ -38,7 +38,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { PubSubHub } from "../redis/pubsub-hub.js";
-import type { Tag } from "./core/facets.js";
+import { inheritedVouches, type Tag } from "./core/facets.js";
 import type { LearnedAliases } from "./core/graphql-analysis.js";
 import type { Aliases, AliasRequest } from "./core/resolve-write.js";
 import { type HeldPage, withOwnMoves } from "./core/runs-page.js";
@@ -531,6 +531,19 @@ export class ResponseCache {
       pipeline.expire(branchKey, ttl);
     }
     await pipeline.exec();
+    // Vouches already sent for these objects cover the ids learned now (core/facets.ts
+    // inheritedVouches). Read after the ids were added: a vouch that wrote after this read found them.
+    const inherited = inheritedVouches(learned.ids);
+    if (inherited.length === 0) return;
+    const values = await this.#redis.mget(...inherited.map(([from]) => `${this.#p}:v:${from}`));
+    const copy = this.#redis.pipeline();
+    const vouchTtl = Math.max(60, this.#options.retainSeconds);
+    inherited.forEach(([, to], i) => {
+      const value = values[i];
+      // NX: a vouch already written for the id came with this one or after it.
+      if (value) copy.set(`${this.#p}:v:${to}`, value, "EX", vouchTtl, "NX");
+    });
+    await copy.exec();
   }
 
   /** The objects (`num:o/r#n`, `repo:o/r`) learned for global ids; unknown ids are left out. */

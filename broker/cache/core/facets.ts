@@ -254,6 +254,27 @@ export function nodeListVouchKey(id: string): string {
   return `nodei:${id}`;
 }
 
+/**
+ * The vouches a newly learned node id inherits, as `[from, to]` vouch keys. A vouch names the
+ * object (`num:o/r#n`) and, when it is written, every node id then known for it (ResponseCache.vouch);
+ * the lifecycle sends it again only when its time advances, which a PR whose guards are quiet (an
+ * Actions guard's cover that does not move) may not do for minutes. An id learned after the last
+ * vouch (gh's PR lookup answered after the guard vouched) names the same PR, whose changes move its
+ * node facets with its num: ones (resolve-write.ts), so the object's vouch holds for it as written:
+ * copied at learning, the issues-list guard's `issues:o/r` to `nodei:<id>` likewise. Repository ids
+ * (`repo:o/r`) inherit nothing: no vouch covers a repository's node facets.
+ */
+export function inheritedVouches(ids: ReadonlyMap<string, string>): [from: string, to: string][] {
+  const pairs: [string, string][] = [];
+  for (const [id, object] of ids) {
+    const ref = parseObjectKey(object);
+    if (!ref) continue;
+    pairs.push([object, `node:${id}`]);
+    pairs.push([listVouchKey(ref.owner, ref.name, "issues"), nodeListVouchKey(id)]);
+  }
+  return pairs;
+}
+
 /** Vouch key of a repository's lists: `pulls:o/r` (the PR-list guard), `issues:o/r` (the issues-list guard). */
 export function listVouchKey(owner: string, name: string, kind: ListKind): string {
   return `${kind}:${repoKey(owner, name)}`;

@@ -58,4 +58,53 @@ describe("the issues-list guard's vouch for issues read by node id", () => {
     expect((await cache.lookup("new", ["node:IS_99:comments"], unknown)).vouchedAt).toBe(0);
     await cache.close();
   });
+
+  it("a PR id learned after its PR's vouch is covered by that vouch, without a new one", async () => {
+    const cache = new ResponseCache({
+      redis: client,
+      prefix: redis.prefix(),
+      maxBytes: 1024 * 1024,
+      maxEntryBytes: 1024 * 1024,
+      retainSeconds: 3600,
+    });
+    // The lifecycle vouched for PR 1 before anyone had read its node id.
+    await cache.vouch([{ tag: "num:acme/widgets#1", at: 7_000 }]);
+    const reads = ["node:PR_1:checks"];
+    const groups = vouchGroups(reads) ?? [];
+    await cache.store("checks", {
+      status: 200,
+      headers: {},
+      body: Buffer.from("{}"),
+      storedAt: 8_000,
+      generations: { "node:PR_1:checks": 0 },
+    });
+    expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(0);
+    // gh's lookup reveals the id: the PR's vouch now covers answers read by it.
+    await cache.learnIds(
+      learnIds(
+        { repository: { pullRequest: { id: "PR_1", number: 1 } } },
+        { owner: "acme", name: "widgets" },
+      ),
+    );
+    expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(7_000);
+    // A later vouch still moves it on; learning the id again never takes it back.
+    await cache.vouch([{ tag: "num:acme/widgets#1", at: 9_000 }]);
+    await cache.learnIds(
+      learnIds(
+        { repository: { pullRequest: { id: "PR_1", number: 1 } } },
+        { owner: "acme", name: "widgets" },
+      ),
+    );
+    expect((await cache.lookup("checks", reads, groups)).vouchedAt).toBe(9_000);
+    // A PR nobody vouched for gives its id nothing.
+    await cache.learnIds(
+      learnIds(
+        { repository: { pullRequest: { id: "PR_2", number: 2 } } },
+        { owner: "acme", name: "widgets" },
+      ),
+    );
+    const other = vouchGroups(["node:PR_2:checks"]) ?? [];
+    expect((await cache.lookup("checks", ["node:PR_2:checks"], other)).vouchedAt).toBe(0);
+    await cache.close();
+  });
 });

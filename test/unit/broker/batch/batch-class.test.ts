@@ -31,6 +31,8 @@ describe("chooseBatchClass", () => {
   it("gives interactive reads a few ms, repeats and watches under the 1 s added-wait target by default", () => {
     expect(DEFAULT_BATCH_BUDGETS_MS.interactive).toBeLessThanOrEqual(10);
     expect(DEFAULT_BATCH_BUDGETS_MS.repeat).toBe(600);
+    // A first read of immutable facts waits for partners once per PR (decision 0023).
+    expect(DEFAULT_BATCH_BUDGETS_MS.immutable).toBe(600);
     expect(DEFAULT_BATCH_BUDGETS_MS.watch).toBe(800);
     expect(DEFAULT_BATCH_BUDGETS_MS.background).toBeLessThan(1000);
   });
