@@ -26,7 +26,8 @@ beforeAll(async () => {
     upstreamUrl: sim.url,
     config: {
       webhooks: { secret: SECRET },
-      lifecycle: { settings: { cycleIntervalMs: 3_600_000 } },
+      // Gathering deliveries is a setting (5 s by default): short here so the test stays quick.
+      lifecycle: { settings: { cycleIntervalMs: 3_600_000, webhookGatherMs: 200 } },
     },
   });
   // The gateway is the API base the agents reach: payload URLs are built on it, as answers' are.
@@ -105,7 +106,7 @@ describe("webhooks patching cached answers", () => {
     expect(sim.webhookStats()?.delivered).toBeGreaterThan(0);
     expect(sim.webhookStats()?.failed).toBe(0);
     // The broker answers a delivery at once and moves and patches after gathering
-    // (lifecycle.webhookDebounceMs, 200 ms): give it that and a little more.
+    // (lifecycle.webhookGatherMs, 200 ms here): give it that and a little more.
     await new Promise((r) => setTimeout(r, 1_000));
 
     // REST: patched from the payload — a HIT with the new body, and no request upstream.
