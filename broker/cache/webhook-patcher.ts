@@ -24,6 +24,7 @@ import {
   patchIsNewer,
   planWebhook,
   type RestPatch,
+  withoutOwnWrites,
 } from "./core/webhook-patches.js";
 import type { RefreshRegistry } from "./refresh-registry.js";
 import type { ResponseCache } from "./response-cache.js";
@@ -40,6 +41,14 @@ export interface WebhookPatcherOptions {
    * lifecycle's webhookDebounceMs). @defaultValue 0: each on its own, at once
    */
   readonly gatherMs?: number;
+  /**
+   * A delivery's tags that a write through this broker moved at most this long before it arrived
+   * are not moved again (the write's own webhook; core/webhook-patches.ts withoutOwnWrites).
+   * @defaultValue gatherMs
+   */
+  readonly ownWriteMs?: number;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
 }
 
 export interface WebhookPatchStats {
@@ -48,6 +57,8 @@ export interface WebhookPatchStats {
   /** Cached answers of a patched path left alone (older object, other representation, final). */
   readonly notPatched: number;
   readonly tagsMoved: number;
+  /** Tags a delivery named that the broker's own write had just moved: not moved again. */
+  readonly ownWriteTags: number;
   readonly failed: number;
 }
 
@@ -67,8 +78,26 @@ function parse(body: Buffer): unknown {
 
 export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPatcher {
   const { cache, registry, liveness, logger } = options;
-  const stats = { deliveries: 0, patched: 0, notPatched: 0, tagsMoved: 0, failed: 0 };
+  const stats = { deliveries: 0, patched: 0, notPatched: 0, tagsMoved: 0, ownWriteTags: 0, failed: 0 };
   const gatherMs = Math.max(0, options.gatherMs ?? 0);
+  const ownWriteMs = Math.max(0, options.ownWriteMs ?? gatherMs);
+  const now = options.now ?? Date.now;
+  // tag → when a write through this broker last moved it (only this process's writes: the leader's).
+  const writtenAt = new Map<string, number>();
+  if (ownWriteMs > 0) {
+    cache.onInvalidated((invalidation) => {
+      if (invalidation.origin !== "write") return;
+      for (const tag of Object.keys(invalidation.moves)) {
+        writtenAt.delete(tag);
+        writtenAt.set(tag, invalidation.at);
+      }
+      // Insertion order is age order: forget what is past the window.
+      for (const [tag, at] of writtenAt) {
+        if (invalidation.at - at <= ownWriteMs) break;
+        writtenAt.delete(tag);
+      }
+    });
+  }
 
   const patchPath = async (patch: RestPatch): Promise<void> => {
     if (!registry) return;
@@ -96,7 +125,8 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
   let batch: { tags: Set<string>; patches: RestPatch[]; done: Promise<void> } | undefined;
   const flush = async (current: NonNullable<typeof batch>) => {
     if (batch === current) batch = undefined;
-    const moved = await cache.invalidate([...current.tags], { origin: "signal" });
+    const moved =
+      current.tags.size > 0 ? await cache.invalidate([...current.tags], { origin: "signal" }) : undefined;
     stats.tagsMoved += Object.keys(moved?.moves ?? {}).length;
     // In delivery order: a later object of the same path is patched last (patchIsNewer guards the rest).
     for (const patch of current.patches) await patchPath(patch);
@@ -125,12 +155,13 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
         for (const [object, branch] of plan.branches) objectBranch.set(object, branch);
         // Not awaited: the delivery is answered at once (GitHub wants a quick 2xx), and deliveries
         // sent one after another (in order, as GitHub's and the simulator's are) still gather.
-        gather(resolveWrite(plan.effect, { ...aliases, objectBranch }), plan.patches).catch(
-          (error: unknown) => {
-            stats.failed += 1;
-            logger.warn({ err: error, event }, "patching cached answers from a webhook failed");
-          },
-        );
+        const named = resolveWrite(plan.effect, { ...aliases, objectBranch });
+        const tags = withoutOwnWrites(named, writtenAt, now(), ownWriteMs);
+        stats.ownWriteTags += named.length - tags.length;
+        gather(tags, plan.patches).catch((error: unknown) => {
+          stats.failed += 1;
+          logger.warn({ err: error, event }, "patching cached answers from a webhook failed");
+        });
       } catch (error) {
         stats.failed += 1;
         logger.warn({ err: error, event }, "patching cached answers from a webhook failed");

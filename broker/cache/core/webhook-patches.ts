@@ -228,3 +228,23 @@ export function patchIsNewer(cached: unknown, patch: Json): boolean {
   }
   return true;
 }
+
+/**
+ * The tags a delivery still has to move once the broker's own writes are taken out: a tag that a
+ * write through this broker moved at most `windowMs` before the delivery arrived (`writtenAt`:
+ * tag → when that write's move was made, epoch ms) is the write's own webhook coming back, and
+ * moving it again would only kill the answers agents re-read after the write. Everything else
+ * moves. Order is kept; `windowMs` 0 keeps every tag.
+ */
+export function withoutOwnWrites(
+  tags: readonly Tag[],
+  writtenAt: ReadonlyMap<Tag, number>,
+  arrivedAt: number,
+  windowMs: number,
+): Tag[] {
+  if (windowMs <= 0) return [...tags];
+  return tags.filter((tag) => {
+    const at = writtenAt.get(tag);
+    return at === undefined || at > arrivedAt || arrivedAt - at > windowMs;
+  });
+}
