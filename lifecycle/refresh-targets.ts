@@ -10,7 +10,13 @@ import { facetsForWebhook } from "./core/changed-facets.js";
 import { normalizeRepo } from "./core/repo-ref.js";
 import { isTerminalStatus } from "./core/session-status.js";
 import { needsReread, type RefreshTarget } from "./core/webhook-signal.js";
-import { addInvalidation, apply, type Effects, type LifecycleContext } from "./lifecycle-context.js";
+import {
+  addInvalidation,
+  apply,
+  type Effects,
+  emptyEffects,
+  type LifecycleContext,
+} from "./lifecycle-context.js";
 import type { RefreshQueue } from "./refresh-queue.js";
 
 export function applyRefreshTargets(
@@ -37,12 +43,16 @@ export function applyRefreshTargets(
         (state.pr !== null && shas.has(state.pr.headSha));
       if (!hit) continue;
       matched.add(id);
+      // Moved by the receiver: the facts still apply (and raise their events), their moves do not
+      // happen twice, and not one delivery at a time.
+      const into = target.moved ? emptyEffects() : effects;
       for (const observation of target.observations ?? []) {
         if (observation.kind === "pr-event" && state.prNumber === null && branches.has(state.branch)) {
-          apply(ctx, id, { type: "found", number: observation.number, source: "webhook" }, effects, reason);
+          apply(ctx, id, { type: "found", number: observation.number, source: "webhook" }, into, reason);
         }
-        apply(ctx, id, { type: "observe", observation, source: "webhook" }, effects, reason);
+        apply(ctx, id, { type: "observe", observation, source: "webhook" }, into, reason);
       }
+      if (into !== effects) effects.events.push(...into.events);
       const current = ctx.index.sessions.get(id)?.state;
       if (!current) continue;
       if (current.prNumber !== null) {

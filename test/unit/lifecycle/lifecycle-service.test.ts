@@ -355,6 +355,51 @@ describe("lifecycle service", () => {
       expect(gh.counts.graphqlPoints).toBe(2);
     });
 
+    it("applies a moved delivery's fact and raises its event, but invalidates nothing itself", async () => {
+      const { clock, gh, service } = setup();
+      const pr = gh.addPr({ repo: "acme/widgets", number: 7, headRef: "feat/w" });
+      gh.setCheck("acme/widgets", 7, {
+        name: "build",
+        status: "IN_PROGRESS",
+        conclusion: null,
+        completedAt: null,
+      });
+      await service.watch({ id: "w", repo: "acme/widgets", branch: "feat/w", pr: 7 });
+      await service.runCycle();
+      await service.flush();
+      gh.resetCounts();
+      await service.refresh([
+        {
+          repo: "acme/widgets",
+          headShas: [pr.headSha],
+          reason: "check_run.completed",
+          moved: true,
+          observations: [
+            {
+              kind: "check",
+              repo: "acme/widgets",
+              headSha: pr.headSha,
+              check: {
+                kind: "check-run",
+                name: "build",
+                status: "COMPLETED",
+                conclusion: "FAILURE",
+                url: null,
+                startedAt: T0,
+                completedAt: clock.now(),
+                seenAt: clock.now(),
+              },
+            },
+          ],
+        },
+      ]);
+      expect(eventsOf(gh, "ci-failed")).toMatchObject([{ sessionId: "w", source: "webhook" }]);
+      expect(gh.invalidations).toEqual([]);
+      clock.advance(5_000);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(0);
+    });
+
     it("gathers webhook re-reads for webhookGatherMs, and leaves the moves to a receiver that made them", async () => {
       const { clock, gh, service, watchAll } = setup({ prs: 2 });
       await watchAll(2);
