@@ -42,8 +42,8 @@ export interface WebhookPatcherOptions {
    */
   readonly gatherMs?: number;
   /**
-   * A delivery's tags that a write through this broker moved at most this long before it arrived
-   * are not moved again (the write's own webhook; core/webhook-patches.ts withoutOwnWrites).
+   * A delivery's tags that a write through this broker moved at most this long before it arrived,
+   * or after, are not moved again (the write's own webhook; core/webhook-patches.ts withoutOwnWrites).
    * @defaultValue gatherMs
    */
   readonly ownWriteMs?: number;
@@ -91,9 +91,9 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
         writtenAt.delete(tag);
         writtenAt.set(tag, invalidation.at);
       }
-      // Insertion order is age order: forget what is past the window.
+      // Insertion order is age order: forget what no gathered delivery can still be compared with.
       for (const [tag, at] of writtenAt) {
-        if (invalidation.at - at <= ownWriteMs) break;
+        if (invalidation.at - at <= ownWriteMs + gatherMs) break;
         writtenAt.delete(tag);
       }
     });
@@ -122,22 +122,25 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
 
   // Deliveries gathered for `gatherMs` leave as ONE move: GitHub sends check_run, workflow_job and
   // workflow_run for the same step of CI back to back, and each move would start its own refresh.
-  let batch: { tags: Set<string>; patches: RestPatch[]; done: Promise<void> } | undefined;
+  // Each tag remembers when the first delivery naming it arrived (for withoutOwnWrites).
+  let batch: { tags: Map<string, number>; patches: RestPatch[]; done: Promise<void> } | undefined;
   const flush = async (current: NonNullable<typeof batch>) => {
     if (batch === current) batch = undefined;
-    const moved =
-      current.tags.size > 0 ? await cache.invalidate([...current.tags], { origin: "signal" }) : undefined;
+    const tags = withoutOwnWrites(current.tags, writtenAt, ownWriteMs);
+    stats.ownWriteTags += current.tags.size - tags.length;
+    const moved = await cache.invalidate(tags, { origin: "signal" });
     stats.tagsMoved += Object.keys(moved?.moves ?? {}).length;
     // In delivery order: a later object of the same path is patched last (patchIsNewer guards the rest).
     for (const patch of current.patches) await patchPath(patch);
   };
   const gather = (tags: readonly string[], patches: readonly RestPatch[]): Promise<void> => {
     if (!batch) {
-      const fresh = { tags: new Set<string>(), patches: [] as RestPatch[], done: Promise.resolve() };
+      const fresh = { tags: new Map<string, number>(), patches: [] as RestPatch[], done: Promise.resolve() };
       fresh.done = new Promise<void>((resolve) => setTimeout(resolve, gatherMs)).then(() => flush(fresh));
       batch = fresh;
     }
-    for (const tag of tags) batch.tags.add(tag);
+    const arrivedAt = now();
+    for (const tag of tags) if (!batch.tags.has(tag)) batch.tags.set(tag, arrivedAt);
     batch.patches.push(...patches);
     return batch.done;
   };
@@ -155,13 +158,12 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
         for (const [object, branch] of plan.branches) objectBranch.set(object, branch);
         // Not awaited: the delivery is answered at once (GitHub wants a quick 2xx), and deliveries
         // sent one after another (in order, as GitHub's and the simulator's are) still gather.
-        const named = resolveWrite(plan.effect, { ...aliases, objectBranch });
-        const tags = withoutOwnWrites(named, writtenAt, now(), ownWriteMs);
-        stats.ownWriteTags += named.length - tags.length;
-        gather(tags, plan.patches).catch((error: unknown) => {
-          stats.failed += 1;
-          logger.warn({ err: error, event }, "patching cached answers from a webhook failed");
-        });
+        gather(resolveWrite(plan.effect, { ...aliases, objectBranch }), plan.patches).catch(
+          (error: unknown) => {
+            stats.failed += 1;
+            logger.warn({ err: error, event }, "patching cached answers from a webhook failed");
+          },
+        );
       } catch (error) {
         stats.failed += 1;
         logger.warn({ err: error, event }, "patching cached answers from a webhook failed");

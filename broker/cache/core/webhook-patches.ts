@@ -230,21 +230,24 @@ export function patchIsNewer(cached: unknown, patch: Json): boolean {
 }
 
 /**
- * The tags a delivery still has to move once the broker's own writes are taken out: a tag that a
- * write through this broker moved at most `windowMs` before the delivery arrived (`writtenAt`:
- * tag → when that write's move was made, epoch ms) is the write's own webhook coming back, and
- * moving it again would only kill the answers agents re-read after the write. Everything else
- * moves. Order is kept; `windowMs` 0 keeps every tag.
+ * The tags gathered deliveries still have to move once the broker's own writes are taken out
+ * (`arrivals`: tag → when the first delivery naming it arrived, epoch ms; `writtenAt`: tag → when
+ * a write through this broker last moved it). A tag written at most `windowMs` before its delivery
+ * arrived is that write's own webhook coming back; a tag written after the delivery arrived was
+ * moved after the change it reports was already visible. Either way the answers agents read since
+ * the write's move are current, and moving the tag again would only fetch them once more. Order is
+ * kept; `windowMs` 0 keeps every tag.
  */
 export function withoutOwnWrites(
-  tags: readonly Tag[],
+  arrivals: ReadonlyMap<Tag, number>,
   writtenAt: ReadonlyMap<Tag, number>,
-  arrivedAt: number,
   windowMs: number,
 ): Tag[] {
-  if (windowMs <= 0) return [...tags];
+  const tags = [...arrivals.keys()];
+  if (windowMs <= 0) return tags;
   return tags.filter((tag) => {
     const at = writtenAt.get(tag);
-    return at === undefined || at > arrivedAt || arrivedAt - at > windowMs;
+    const arrivedAt = arrivals.get(tag) ?? 0;
+    return at === undefined || at < arrivedAt - windowMs;
   });
 }
