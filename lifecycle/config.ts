@@ -65,7 +65,7 @@ export interface LifecycleConfig {
   readonly maxStretch: number;
   /** Idle time after which a session is `stuck`; 0 disables. @defaultValue 900_000 */
   readonly stuckThresholdMs: number;
-  /** Webhook-triggered refreshes are gathered this long, then sent as batches. @defaultValue 200 */
+  /** New watches' first reads are gathered this long, then sent as batches (webhooks: webhookGatherMs). @defaultValue 200 */
   readonly webhookDebounceMs: number;
   /**
    * Webhook deliveries are gathered this long (near, below the staleness bound) before the moves
@@ -194,7 +194,8 @@ export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConf
   reserveRest: "REST core requests the lifecycle leaves for everyone else.",
   maxStretch: "Largest factor the budget may stretch poll intervals by.",
   stuckThresholdMs: "Idle time after which a session is `stuck`; 0 disables.",
-  webhookDebounceMs: "Webhook-triggered refreshes are gathered this long, then sent as batches.",
+  webhookDebounceMs:
+    "New watches' first reads are gathered this long, then sent as batches (webhook deliveries are gathered by webhookGatherMs).",
   webhookGatherMs:
     "Webhook deliveries are gathered this long (keep it below the staleness bound) before their moves and the lifecycle's re-reads; a delivery reporting the broker's own write of this recently moves nothing again.",
   webhookPollStretch:
