@@ -65,8 +65,15 @@ export interface LifecycleConfig {
   readonly maxStretch: number;
   /** Idle time after which a session is `stuck`; 0 disables. @defaultValue 900_000 */
   readonly stuckThresholdMs: number;
-  /** Webhook-triggered refreshes are gathered this long, then sent as batches. @defaultValue 200 */
+  /** New watches' first reads are gathered this long, then sent as batches (webhooks: webhookGatherMs). @defaultValue 200 */
   readonly webhookDebounceMs: number;
+  /**
+   * Webhook deliveries are gathered this long (near, below the staleness bound) before the moves
+   * they make and the lifecycle's re-reads they ask for: N deliveries about one PR make one move
+   * and one refresh. A delivery reporting the broker's own write of the same facet this recently
+   * moves nothing again. @defaultValue 5_000
+   */
+  readonly webhookGatherMs: number;
   /**
    * While webhooks keep arriving (one within `webhookLiveMs`), they are the primary signal and the
    * guards a slow backstop: every guard interval, and how long a guard's vouch lets an answer be
@@ -111,6 +118,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = Object.freeze({
   maxStretch: 6,
   stuckThresholdMs: 900_000,
   webhookDebounceMs: 200,
+  webhookGatherMs: 5_000,
   webhookPollStretch: 6,
   webhookLiveMs: 120_000,
   webhookMaxBodyBytes: 26_214_400,
@@ -145,6 +153,7 @@ export const LIFECYCLE_RANGES: Readonly<Partial<Record<keyof LifecycleConfig, re
   maxStretch: [1, 100],
   stuckThresholdMs: [0, 604_800_000],
   webhookDebounceMs: [0, 60_000],
+  webhookGatherMs: [0, 25_000],
   webhookPollStretch: [1, 100],
   webhookLiveMs: [1000, 3_600_000],
   webhookMaxBodyBytes: [1024, 26_214_400],
@@ -185,7 +194,10 @@ export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConf
   reserveRest: "REST core requests the lifecycle leaves for everyone else.",
   maxStretch: "Largest factor the budget may stretch poll intervals by.",
   stuckThresholdMs: "Idle time after which a session is `stuck`; 0 disables.",
-  webhookDebounceMs: "Webhook-triggered refreshes are gathered this long, then sent as batches.",
+  webhookDebounceMs:
+    "New watches' first reads are gathered this long, then sent as batches (webhook deliveries are gathered by webhookGatherMs).",
+  webhookGatherMs:
+    "Webhook deliveries are gathered this long (keep it below the staleness bound) before their moves and the lifecycle's re-reads; a delivery reporting the broker's own write of this recently moves nothing again.",
   webhookPollStretch:
     "While webhooks keep arriving (one within webhookLiveMs) they are the primary signal: every guard interval, and how long a guard's vouch serves an answer, is multiplied by this; 1 turns it off.",
   webhookLiveMs:

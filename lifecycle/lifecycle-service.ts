@@ -2,7 +2,8 @@
  * The lifecycle service the broker composes: the orchestrator asks once ("watch session S on repo
  * R, branch B [, PR N]") and is told, through `ports.publish`, whenever anything about it changes.
  * It runs the poll loop (poll-cycle.ts) every `cycleIntervalMs`, takes webhook-driven refreshes
- * (`refresh`: partial facts applied at once, then a batched re-read after `webhookDebounceMs`),
+ * (`refresh`: partial facts applied at once, then a batched re-read after `webhookGatherMs`, only
+ * of what the payloads did not carry),
  * keeps watched sessions in a WatchStore so a restart resumes them, and answers `status()` from
  * memory. Cycles never overlap one another; a webhook refresh may run beside a cycle, which is why
  * observations carry versions (core/merge-observation.ts).
@@ -271,9 +272,10 @@ export function createLifecycleService(options: LifecycleServiceOptions): Lifecy
       // Every refresh is a webhook delivery: while they keep coming, the guards are a backstop.
       ctx.lastWebhookAt = ctx.clock.now();
       const effects = emptyEffects();
-      const matched = applyRefreshTargets(ctx, queue, targets, effects);
+      const { matched, queued } = applyRefreshTargets(ctx, queue, targets, effects);
       await emit(ctx, effects);
-      if (matched.size > 0) queue.schedule();
+      // Gathered over webhookGatherMs: a burst of deliveries about one PR is one re-read.
+      if (queued) queue.schedule(config.webhookGatherMs);
       return { sessions: [...matched] };
     },
 

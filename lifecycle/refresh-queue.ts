@@ -1,6 +1,6 @@
 /**
  * Re-reads asked for outside the poll loop — a new watch, a webhook — gathered for
- * `webhookDebounceMs` and then sent as batches, so a spawn storm or a webhook burst costs
+ * `webhookDebounceMs` (a watch) or `webhookGatherMs` (a webhook) and then sent as batches, so a spawn storm or a webhook burst costs
  * ceil(PRs / 25) points, not one query each. Every queued item remembers when (in ctx.nextSeq
  * order) it was queued: a query sent after that, by a cycle, has already done the work and the
  * flush skips it. Flushes run one at a time; they may run beside a cycle. The budget holds here
@@ -26,8 +26,11 @@ export interface RefreshQueue {
   queuePr(repo: string, number: number, source: EventSource): void;
   queueLookup(sessionId: string): void;
   forget(sessionId: string): void;
-  /** Flushes after the debounce (once per burst). */
-  schedule(): void;
+  /**
+   * Flushes after `delayMs` (once per burst; an earlier due time wins).
+   * @defaultValue webhookDebounceMs (watches); webhooks pass webhookGatherMs
+   */
+  schedule(delayMs?: number): void;
   /** Flushes now and waits. */
   flush(): Promise<void>;
   /** Cancels the timer and waits for a running flush. */
@@ -39,12 +42,14 @@ export function createRefreshQueue(options: RefreshQueueOptions): RefreshQueue {
   const pendingPrs = new Map<string, { target: PrTarget; queuedAt: number }>();
   const pendingLookups = new Map<string, number>();
   let timer: TimerHandle | undefined;
+  let dueAt = Number.POSITIVE_INFINITY;
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
 
   const run = async () => {
     timer?.cancel();
     timer = undefined;
+    dueAt = Number.POSITIVE_INFINITY;
     const lookups = [...pendingLookups]
       .filter(
         ([id, queuedAt]) =>
@@ -99,12 +104,20 @@ export function createRefreshQueue(options: RefreshQueueOptions): RefreshQueue {
     forget(sessionId) {
       pendingLookups.delete(sessionId);
     },
-    schedule() {
-      if (timer || closed) return;
-      timer = clock.setTimeout(() => {
-        timer = undefined;
-        flush().catch(() => undefined);
-      }, ctx.config.webhookDebounceMs);
+    schedule(delayMs = ctx.config.webhookDebounceMs) {
+      if (closed) return;
+      const due = clock.now() + Math.max(0, delayMs);
+      if (timer && dueAt <= due) return;
+      timer?.cancel();
+      dueAt = due;
+      timer = clock.setTimeout(
+        () => {
+          timer = undefined;
+          dueAt = Number.POSITIVE_INFINITY;
+          flush().catch(() => undefined);
+        },
+        Math.max(0, delayMs),
+      );
     },
     flush,
     async close() {

@@ -8,7 +8,7 @@
  * applies their partial facts, invalidates cached answers and re-reads the sessions at once.
  * With `patch` (the broker's webhook patcher, decision 0021) the payload is then handed over to
  * patch the cached REST answers it carries and move exactly the facets it changes, for every
- * session, watched or not; the lifecycle's own invalidation then leaves Actions answers to it.
+ * session, watched or not; the lifecycle's own invalidation then leaves every move to it (`moved`).
  * Several secrets may be given so a secret can be rotated without dropping deliveries.
  */
 import { Webhooks } from "@octokit/webhooks";
@@ -140,7 +140,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         const { sessions } =
           signal.kind === "target"
             ? await options.lifecycle.refresh([
-                { ...signal.target, ...(patch ? { actionsMoved: true } : {}) },
+                { ...signal.target, ...(patch ? { actionsMoved: true, moved: true } : {}) },
               ])
             : { sessions: [] as string[] };
         if (patch) await patch.apply(event, payload);

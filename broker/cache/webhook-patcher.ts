@@ -24,6 +24,7 @@ import {
   patchIsNewer,
   planWebhook,
   type RestPatch,
+  withoutOwnWrites,
 } from "./core/webhook-patches.js";
 import type { RefreshRegistry } from "./refresh-registry.js";
 import type { ResponseCache } from "./response-cache.js";
@@ -40,6 +41,14 @@ export interface WebhookPatcherOptions {
    * lifecycle's webhookDebounceMs). @defaultValue 0: each on its own, at once
    */
   readonly gatherMs?: number;
+  /**
+   * A delivery's tags that a write through this broker moved at most this long before it arrived,
+   * or after, are not moved again (the write's own webhook; core/webhook-patches.ts withoutOwnWrites).
+   * @defaultValue gatherMs
+   */
+  readonly ownWriteMs?: number;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
 }
 
 export interface WebhookPatchStats {
@@ -48,6 +57,8 @@ export interface WebhookPatchStats {
   /** Cached answers of a patched path left alone (older object, other representation, final). */
   readonly notPatched: number;
   readonly tagsMoved: number;
+  /** Tags a delivery named that the broker's own write had just moved: not moved again. */
+  readonly ownWriteTags: number;
   readonly failed: number;
 }
 
@@ -67,8 +78,26 @@ function parse(body: Buffer): unknown {
 
 export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPatcher {
   const { cache, registry, liveness, logger } = options;
-  const stats = { deliveries: 0, patched: 0, notPatched: 0, tagsMoved: 0, failed: 0 };
+  const stats = { deliveries: 0, patched: 0, notPatched: 0, tagsMoved: 0, ownWriteTags: 0, failed: 0 };
   const gatherMs = Math.max(0, options.gatherMs ?? 0);
+  const ownWriteMs = Math.max(0, options.ownWriteMs ?? gatherMs);
+  const now = options.now ?? Date.now;
+  // tag → when a write through this broker last moved it (only this process's writes: the leader's).
+  const writtenAt = new Map<string, number>();
+  if (ownWriteMs > 0) {
+    cache.onInvalidated((invalidation) => {
+      if (invalidation.origin !== "write") return;
+      for (const tag of Object.keys(invalidation.moves)) {
+        writtenAt.delete(tag);
+        writtenAt.set(tag, invalidation.at);
+      }
+      // Insertion order is age order: forget what no gathered delivery can still be compared with.
+      for (const [tag, at] of writtenAt) {
+        if (invalidation.at - at <= ownWriteMs + gatherMs) break;
+        writtenAt.delete(tag);
+      }
+    });
+  }
 
   const patchPath = async (patch: RestPatch): Promise<void> => {
     if (!registry) return;
@@ -93,21 +122,25 @@ export function createWebhookPatcher(options: WebhookPatcherOptions): WebhookPat
 
   // Deliveries gathered for `gatherMs` leave as ONE move: GitHub sends check_run, workflow_job and
   // workflow_run for the same step of CI back to back, and each move would start its own refresh.
-  let batch: { tags: Set<string>; patches: RestPatch[]; done: Promise<void> } | undefined;
+  // Each tag remembers when the first delivery naming it arrived (for withoutOwnWrites).
+  let batch: { tags: Map<string, number>; patches: RestPatch[]; done: Promise<void> } | undefined;
   const flush = async (current: NonNullable<typeof batch>) => {
     if (batch === current) batch = undefined;
-    const moved = await cache.invalidate([...current.tags], { origin: "signal" });
+    const tags = withoutOwnWrites(current.tags, writtenAt, ownWriteMs);
+    stats.ownWriteTags += current.tags.size - tags.length;
+    const moved = await cache.invalidate(tags, { origin: "signal" });
     stats.tagsMoved += Object.keys(moved?.moves ?? {}).length;
     // In delivery order: a later object of the same path is patched last (patchIsNewer guards the rest).
     for (const patch of current.patches) await patchPath(patch);
   };
   const gather = (tags: readonly string[], patches: readonly RestPatch[]): Promise<void> => {
     if (!batch) {
-      const fresh = { tags: new Set<string>(), patches: [] as RestPatch[], done: Promise.resolve() };
+      const fresh = { tags: new Map<string, number>(), patches: [] as RestPatch[], done: Promise.resolve() };
       fresh.done = new Promise<void>((resolve) => setTimeout(resolve, gatherMs)).then(() => flush(fresh));
       batch = fresh;
     }
-    for (const tag of tags) batch.tags.add(tag);
+    const arrivedAt = now();
+    for (const tag of tags) if (!batch.tags.has(tag)) batch.tags.set(tag, arrivedAt);
     batch.patches.push(...patches);
     return batch.done;
   };

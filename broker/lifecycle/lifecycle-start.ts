@@ -84,7 +84,7 @@ export function createBrokerLifecycle(
                   cache: parts.cache,
                   registry: parts.pipeline.registry,
                   liveness: parts.pipeline.webhooks,
-                  gatherMs: lifecycleConfig.webhookDebounceMs,
+                  gatherMs: lifecycleConfig.webhookGatherMs,
                   logger: logger.child({ component: "webhook-patcher" }),
                 }),
               }

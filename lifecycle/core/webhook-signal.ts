@@ -43,6 +43,12 @@ export interface RefreshTarget {
    * webhook patcher): the lifecycle's invalidation then leaves every Actions answer alone.
    */
   readonly actionsMoved?: boolean;
+  /**
+   * The receiver moved every (object, facet) this event changes, precisely and gathered (the
+   * broker's webhook patcher): the lifecycle invalidates nothing for it, it only applies the facts
+   * and re-reads what the payload did not carry.
+   */
+  readonly moved?: boolean;
 }
 
 export type WebhookSignal =
@@ -229,5 +235,31 @@ export function interpretWebhook(event: string, payload: unknown, now: number): 
       if (!isValidPrNumber(number)) return { kind: "ignored", reason: "issue_comment without a number" };
       return { kind: "target", target: { repo, prNumbers: [number], reason: `issue_comment.${action}` } };
     }
+  }
+}
+
+/**
+ * Whether the lifecycle must re-read the PRs a delivery names, or the payload already carried the
+ * fact it reports (decision 0021, amended): a `pull_request` payload is the PR's state, draft and
+ * head (applied as an observation), a `check_run` or `status` payload is that check's status and
+ * conclusion, and a `workflow_run` / `workflow_job` is reported again, with its facts, as the
+ * check run GitHub Actions makes of it. What a payload does not carry is re-read: a new PR
+ * (`opened`) or a new head (`synchronize`: mergeability, reviewers), and what GitHub computes
+ * (review decision, thread state, comments): reviews, comments, pushes, check suites.
+ */
+export function needsReread(target: RefreshTarget): boolean {
+  const [event = "", action = ""] = target.reason.split(".");
+  const observed = (target.observations ?? []).length > 0;
+  switch (event) {
+    case "pull_request":
+      return !observed || action === "opened" || action === "synchronize";
+    case "check_run":
+    case "status":
+      return !observed;
+    case "workflow_run":
+    case "workflow_job":
+      return false;
+    default:
+      return true;
   }
 }

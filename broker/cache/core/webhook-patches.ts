@@ -228,3 +228,26 @@ export function patchIsNewer(cached: unknown, patch: Json): boolean {
   }
   return true;
 }
+
+/**
+ * The tags gathered deliveries still have to move once the broker's own writes are taken out
+ * (`arrivals`: tag → when the first delivery naming it arrived, epoch ms; `writtenAt`: tag → when
+ * a write through this broker last moved it). A tag written at most `windowMs` before its delivery
+ * arrived is that write's own webhook coming back; a tag written after the delivery arrived was
+ * moved after the change it reports was already visible. Either way the answers agents read since
+ * the write's move are current, and moving the tag again would only fetch them once more. Order is
+ * kept; `windowMs` 0 keeps every tag.
+ */
+export function withoutOwnWrites(
+  arrivals: ReadonlyMap<Tag, number>,
+  writtenAt: ReadonlyMap<Tag, number>,
+  windowMs: number,
+): Tag[] {
+  const tags = [...arrivals.keys()];
+  if (windowMs <= 0) return tags;
+  return tags.filter((tag) => {
+    const at = writtenAt.get(tag);
+    const arrivedAt = arrivals.get(tag) ?? 0;
+    return at === undefined || at < arrivedAt - windowMs;
+  });
+}

@@ -35,6 +35,8 @@ beforeAll(async () => {
           activeIntervalMs: 500,
           quietIntervalMs: 500,
           idleIntervalMs: 500,
+          // Deliveries are gathered 5 s by default before the re-read they ask for.
+          webhookGatherMs: 200,
         },
       },
     },

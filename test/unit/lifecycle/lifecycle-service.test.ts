@@ -281,7 +281,7 @@ describe("lifecycle service", () => {
   });
 
   describe("when a webhook asks for a refresh", () => {
-    it("applies the partial fact at once, invalidates, then re-reads in one batched query", async () => {
+    it("applies the partial fact at once and invalidates; a payload carrying the check is not re-read", async () => {
       const { clock, gh, service } = setup();
       const pr = gh.addPr({ repo: "acme/widgets", number: 7, headRef: "feat/w" });
       gh.setCheck("acme/widgets", 7, {
@@ -333,9 +333,10 @@ describe("lifecycle service", () => {
         { repo: "acme/widgets", pr: 7, reason: "webhook:check_run.completed", facets: ["checks"] },
       ]);
 
-      clock.advance(200);
+      // The payload carried the check's conclusion: nothing is re-read for it (decision 0021).
+      clock.advance(5_000);
       await service.flush();
-      expect(gh.counts.graphqlQueries).toBe(1);
+      expect(gh.counts.graphqlQueries).toBe(0);
       expect(eventsOf(gh, "ci-failed")).toHaveLength(1);
       expect(service.status().sessions[0]?.status).toBe("ci_failed");
     });
@@ -352,6 +353,76 @@ describe("lifecycle service", () => {
       await service.flush();
       expect(gh.counts.graphqlQueries).toBe(2);
       expect(gh.counts.graphqlPoints).toBe(2);
+    });
+
+    it("applies a moved delivery's fact and raises its event, but invalidates nothing itself", async () => {
+      const { clock, gh, service } = setup();
+      const pr = gh.addPr({ repo: "acme/widgets", number: 7, headRef: "feat/w" });
+      gh.setCheck("acme/widgets", 7, {
+        name: "build",
+        status: "IN_PROGRESS",
+        conclusion: null,
+        completedAt: null,
+      });
+      await service.watch({ id: "w", repo: "acme/widgets", branch: "feat/w", pr: 7 });
+      await service.runCycle();
+      await service.flush();
+      gh.resetCounts();
+      await service.refresh([
+        {
+          repo: "acme/widgets",
+          headShas: [pr.headSha],
+          reason: "check_run.completed",
+          moved: true,
+          observations: [
+            {
+              kind: "check",
+              repo: "acme/widgets",
+              headSha: pr.headSha,
+              check: {
+                kind: "check-run",
+                name: "build",
+                status: "COMPLETED",
+                conclusion: "FAILURE",
+                url: null,
+                startedAt: T0,
+                completedAt: clock.now(),
+                seenAt: clock.now(),
+              },
+            },
+          ],
+        },
+      ]);
+      expect(eventsOf(gh, "ci-failed")).toMatchObject([{ sessionId: "w", source: "webhook" }]);
+      expect(gh.invalidations).toEqual([]);
+      clock.advance(5_000);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(0);
+    });
+
+    it("gathers webhook re-reads for webhookGatherMs, and leaves the moves to a receiver that made them", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 2 });
+      await watchAll(2);
+      await service.runCycle();
+      await service.flush(); // the watches' own re-read timer
+      gh.resetCounts();
+      const review = (n: number) => ({
+        repo: REPOS[n % 2] as string,
+        prNumbers: [n],
+        reason: "pull_request_review.submitted",
+        moved: true,
+      });
+      await service.refresh([review(1)]);
+      clock.advance(4_000);
+      await service.refresh([review(2)]);
+      await service.refresh([review(1)]);
+      // The receiver (the broker's patcher) moved them: the lifecycle invalidates nothing.
+      expect(gh.invalidations).toEqual([]);
+      clock.advance(999);
+      expect(gh.counts.graphqlQueries).toBe(0);
+      clock.advance(1);
+      await service.flush();
+      expect(gh.counts.graphqlQueries).toBe(1);
     });
 
     it("holds webhook re-reads the budget cannot pay for until a cycle can", async () => {

@@ -26,7 +26,8 @@ beforeAll(async () => {
     upstreamUrl: sim.url,
     config: {
       webhooks: { secret: SECRET },
-      lifecycle: { settings: { cycleIntervalMs: 3_600_000 } },
+      // Gathering deliveries is a setting (5 s by default): short here so the test stays quick.
+      lifecycle: { settings: { cycleIntervalMs: 3_600_000, webhookGatherMs: 200 } },
     },
   });
   // The gateway is the API base the agents reach: payload URLs are built on it, as answers' are.
@@ -105,7 +106,7 @@ describe("webhooks patching cached answers", () => {
     expect(sim.webhookStats()?.delivered).toBeGreaterThan(0);
     expect(sim.webhookStats()?.failed).toBe(0);
     // The broker answers a delivery at once and moves and patches after gathering
-    // (lifecycle.webhookDebounceMs, 200 ms): give it that and a little more.
+    // (lifecycle.webhookGatherMs, 200 ms here): give it that and a little more.
     await new Promise((r) => setTimeout(r, 1_000));
 
     // REST: patched from the payload — a HIT with the new body, and no request upstream.
@@ -129,5 +130,30 @@ describe("webhooks patching cached answers", () => {
       if (state !== "SUCCESS") await new Promise((r) => setTimeout(r, 100));
     }
     expect(state).toBe("SUCCESS");
+  });
+  it("the webhook of the broker's own comment moves nothing again: the agent's re-read after the write stays a HIT", {
+    timeout: 30_000,
+  }, async () => {
+    const { token } = await broker.openSession("agent-comment");
+    const agent = new Octokit({ baseUrl: broker.broker.gatewayUrl, auth: token });
+    const COMMENTS = "GET /repos/{owner}/{repo}/issues/{issue_number}/comments";
+    const readComments = async () => {
+      const r = await agent.request("GET /repos/acme/widgets/issues/3/comments");
+      return { cache: String(r.headers["x-ao-broker-cache"]), count: (r.data as unknown[]).length };
+    };
+    await readComments();
+    const delivered = sim.webhookStats()?.delivered ?? 0;
+    await agent.request("POST /repos/acme/widgets/issues/3/comments", { body: "from the broker" });
+    // The write moved the PR's comments: the agent's next read fetches them, with the new comment.
+    const after = await readComments();
+    expect(after.cache).not.toBe("HIT");
+    const fetched = upstream(COMMENTS);
+    // The simulator delivers issue_comment.created for that comment: the write's own webhook.
+    await sim.flushWebhooks();
+    expect(sim.webhookStats()?.delivered).toBeGreaterThan(delivered);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const again = await readComments();
+    expect(again).toEqual({ cache: "HIT", count: after.count });
+    expect(upstream(COMMENTS)).toBe(fetched);
   });
 });
