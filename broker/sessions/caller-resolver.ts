@@ -34,6 +34,13 @@ export interface CallerResolverOptions {
    * blip into errors for the agents that happened to start a command). @defaultValue 10000
    */
   readonly unverifiedWaitMs?: number;
+  /**
+   * Called when a token this resolver last saw valid (and unexpired) is not found: Redis may have
+   * come back without its data, and the restore that health recovery starts may not have run
+   * yet. It checks for that loss (restoring what this resolver knows) before the token is looked
+   * up once more, so an agent holding a good token is not told 401 in that gap.
+   */
+  readonly onVanished?: () => Promise<void>;
   /** Called once per new invocation first seen through a derived token. */
   readonly onInvocation?: (invocation: {
     caller: Caller;
@@ -192,6 +199,16 @@ export class CallerResolver {
         return cached.value && cached.value.expiresAt > now ? cached.value : undefined;
       }
       found = await this.#lookupWhenBack(token, error);
+    }
+    if (
+      !found?.resolved &&
+      cached?.source &&
+      cached.value &&
+      cached.value.expiresAt > now &&
+      this.#options.onVanished
+    ) {
+      await this.#options.onVanished().catch(() => undefined);
+      found = await this.lookupRecords(token).catch(() => found);
     }
     if (this.#cache.size >= (this.#options.maxCached ?? SESSIONS_DEFAULTS.callerMaxCached)) {
       const oldest = this.#cache.keys().next().value;

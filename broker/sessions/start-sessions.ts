@@ -49,6 +49,8 @@ export async function startSessions(
   onInvocation: NonNullable<CallerResolverOptions["onInvocation"]>,
 ): Promise<BrokerSessions> {
   const { store, stats } = records;
+  // Bound below, once the data-loss watch exists (it needs the resolver to restore from).
+  let checkForDataLoss: (() => Promise<void>) | undefined;
   const resolver = new CallerResolver({
     store,
     pubsub: r.pubsub,
@@ -56,6 +58,7 @@ export async function startSessions(
     maxCached: context.config.sessions.callerMaxCached,
     staleGraceMs: context.config.sessions.callerStaleGraceMs,
     unverifiedWaitMs: context.config.sessions.unverifiedWaitMs,
+    onVanished: () => checkForDataLoss?.() ?? Promise.resolve(),
     onInvocation: (invocation) => {
       stats.recordInvocation(invocation.caller.sessionId);
       onInvocation(invocation);
@@ -63,7 +66,7 @@ export async function startSessions(
   });
   await resolver.start();
   context.shutdown.add("caller resolver", () => resolver.close(), r.stepTimeout());
-  await restoreSessionsAfterDataLoss({
+  checkForDataLoss = await restoreSessionsAfterDataLoss({
     redis: r.redis,
     prefix: r.prefix,
     health: r.health,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Octokit } from "@octokit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedRedis, startEmbeddedRedis } from "../../../broker/index.js";
+import { createRedisClient, type EmbeddedRedis, startEmbeddedRedis } from "../../../broker/index.js";
 import { connectBroker } from "../../../client/index.js";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 import { type BrokerUnderTest, startBrokerUnderTest } from "../../support/broker-harness.js";
@@ -115,5 +115,20 @@ describe("Redis restarts under load", () => {
     const { sessions } = await ipc.listSessions();
     await ipc.close();
     expect(sessions.map((s) => s.id)).toContain("s1");
+  }, 30_000);
+
+  it("keeps the token working when the data is gone but the connection never dropped", async () => {
+    // No disconnect, so no health change starts the restore: the token's own lookup must notice.
+    const wipe = createRedisClient(redis.url);
+    await wipe.flushall();
+    await wipe.quit();
+    // Past the resolver's cache (2 s), so the next request looks the token up in the empty Redis.
+    await sleep(2_500);
+    const r = await client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+      owner: "acme",
+      repo: "widgets",
+      pull_number: 1,
+    });
+    expect(r.status).toBe(200);
   }, 30_000);
 });
