@@ -79,6 +79,11 @@ export interface ActionsVouchTarget {
   readonly since: number;
   /** Heads whose commit checks (check runs and statuses) nothing moved up to their `at`. */
   readonly heads: readonly { readonly sha: string; readonly at: number }[];
+  /**
+   * The runs on the guard's page. Only their own answers (record, jobs) are vouched: a full page
+   * shows no move of a run older than its oldest, so such a run's answers must not be.
+   */
+  readonly runs: readonly number[];
 }
 
 /** Nothing changed for this PR up to `at` that was not already invalidated. */

@@ -143,6 +143,7 @@ export function actionsVouchTargets(
       at: repo.actionsConfirmedAt,
       since: repo.actionsSince,
       heads: own.map(({ sha, at }) => ({ sha, at })),
+      runs: [...(repo.actionsRuns?.keys() ?? [])],
     });
   }
   return targets;

@@ -19,6 +19,7 @@ import type {
 import type { BudgetGate } from "../budget/index.js";
 import {
   actionsTag,
+  actionsRunVouchKey,
   actionsVouchKey,
   checksMovedTags,
   createdTags,
@@ -234,6 +235,8 @@ export function createLifecyclePorts(options: LifecyclePortsOptions): LifecycleP
         const [owner, name] = target.repo.split("/");
         if (!owner || !name) continue;
         entries.push({ tag: actionsVouchKey(owner, name), at: target.at, since: target.since });
+        for (const run of target.runs)
+          entries.push({ tag: actionsRunVouchKey(owner, name, run), at: target.at, since: target.since });
         for (const head of target.heads)
           entries.push({ tag: shaVouchKey(owner, name, head.sha), at: head.at, since: target.since });
       }

@@ -240,6 +240,15 @@ export function actionsVouchKey(owner: string, name: string): string {
   return `runs:${repoKey(owner, name)}`;
 }
 
+/**
+ * Vouch key of one workflow run's own answers (its record, its jobs): `runs:o/r#<id>`, sent only
+ * for the runs on the guard's page. A full page holds the newest runs, so an older run's move is
+ * not seen there, and the repository's vouch alone must not cover that run.
+ */
+export function actionsRunVouchKey(owner: string, name: string, runId: number | string): string {
+  return `runs:${repoKey(owner, name)}#${runId}`;
+}
+
 /** Vouch key of one commit's checks: `sha:o/r@<sha>` (the Actions guard with the status guard). */
 export function shaVouchKey(owner: string, name: string, sha: string): string {
   return `sha:${repoKey(owner, name)}@${sha.toLowerCase()}`;
@@ -298,7 +307,9 @@ const SHA_TAG = /^sha:([^/]+)\/([^@]+)@([0-9a-f]+):checks$/;
  * - PR lists and branch lookups: the PR-list guard (`pulls:`) or the issues-list guard;
  * - issue lists: the issues-list guard;
  * - static repository information needs no vouch (only writes through the broker move it);
- * - a workflow run, the run lists, job details by id: the repository's Actions guard (`runs:`);
+ * - the run lists, job details by id: the repository's Actions guard (`runs:`); a workflow run's
+ *   own answers (record, jobs): that run's vouch (`runs:o/r#<id>`), sent for the runs on the
+ *   guard's page;
  *   the repository-wide `actions:` tag every Actions answer reads is then covered by the same
  *   guard, but alone (artifacts, caches, anything the guard's list does not show) it is not;
  * - a commit's checks (`sha:`): that head's vouch (`sha:o/r@<sha>`), which the lifecycle sends
@@ -351,7 +362,8 @@ export function vouchGroups(
       const [owner, name, fine] = [actions[1] as string, actions[2] as string, actions[3]];
       // The repository-wide tag is covered only beside a run, list or job tag the guard watches.
       if (fine === undefined && !reads.some((t) => t.startsWith(`${tag}:`))) return undefined;
-      add([actionsVouchKey(owner, name)]);
+      const run = fine === undefined ? null : /^:run:(\d+)$/.exec(fine);
+      add([run ? actionsRunVouchKey(owner, name, run[1] as string) : actionsVouchKey(owner, name)]);
       continue;
     }
     const sha = SHA_TAG.exec(tag);

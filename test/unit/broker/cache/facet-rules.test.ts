@@ -259,8 +259,15 @@ describe("facet rules: each change invalidates exactly the answers that read wha
   });
 
   it("the Actions guard vouches for runs, run lists and jobs; a head's vouch for its commit checks; nothing for other Actions data", () => {
-    for (const name of ["run list --branch feature", "run view 1001", "run jobs", "job annotations"])
+    for (const name of ["run list --branch feature", "job annotations"])
       expect(vouchGroups(ANSWERS[name] ?? []), name).toEqual([["runs:o/r"]]);
+    // A run's own answers also need that run's vouch: sent only for the runs on the guard's page
+    // (a full page shows no move of an older run).
+    for (const name of ["run view 1001", "run jobs"])
+      expect(vouchGroups(ANSWERS[name] ?? []), name).toEqual([
+        ["runs:o/r"],
+        [expect.stringMatching(/^runs:o\/r#\d+$/)],
+      ]);
     expect(vouchGroups(ANSWERS["status of 6's head"] ?? [])).toEqual([[`sha:o/r@${SHA6}`]]);
     // Artifacts, caches, the workflow list: the guard's page does not show them move.
     expect(vouchGroups(ANSWERS["run artifacts list"] ?? [])).toBeUndefined();
@@ -390,7 +397,10 @@ describe("facet rules: each change invalidates exactly the answers that read wha
     expect(vouchGroups(restReadTags("/repos/o/r/issues?state=open"))).toEqual([["issues:o/r"]]);
     // Commit checks and Actions answers have their own signals since the Actions guard (decision 0013).
     expect(vouchGroups(ANSWERS["check-runs of 5's head"] ?? [])).toEqual([[`sha:o/r@${SHA5}`]]);
-    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toEqual([["runs:o/r"]]);
+    expect(vouchGroups(ANSWERS["run jobs"] ?? [])).toEqual([
+      ["runs:o/r"],
+      [expect.stringMatching(/^runs:o\/r#\d+$/)],
+    ]);
   });
 
   it("agents' REST reads of a PR are also covered by the PR-list guard, but for CI facets; an issue's never", () => {
