@@ -18,8 +18,8 @@ import type {
 } from "../../lifecycle/index.js";
 import type { BudgetGate } from "../budget/index.js";
 import {
-  actionsTag,
   actionsRunVouchKey,
+  actionsTag,
   actionsVouchKey,
   checksMovedTags,
   createdTags,
