@@ -29,13 +29,14 @@ import {
 import { spendPressure } from "../budget/core/projection.js";
 import { PRIORITY_CLASSES, type PriorityClass } from "../pipeline/types.js";
 import { ArrivalTracker } from "./arrival-tracker.js";
-import type {
-  BatchClock,
-  BatchOutcome,
-  BatchSchedulerOptions,
-  BatchSchedulerStats,
-  SubmitOptions,
-  UpstreamGraphQLRequest,
+import {
+  type BatchClock,
+  type BatchOutcome,
+  type BatchSchedulerOptions,
+  type BatchSchedulerStats,
+  type SubmitOptions,
+  SYSTEM_BATCH_CLOCK,
+  type UpstreamGraphQLRequest,
 } from "./batch-types.js";
 import { type BatchClass, DEFAULT_BATCH_BUDGETS_MS } from "./core/batch-class.js";
 import { shareCost } from "./core/cost-sharing.js";
@@ -79,12 +80,6 @@ interface Group {
   deadline: number;
   timer: unknown;
 }
-
-const defaultClock: BatchClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** Checks one numeric option; `fallback` applies when it is absent. */
 function checked(option: {
@@ -176,7 +171,7 @@ export class BatchScheduler {
     this.#maxNodes = checked({ name: "maxNodes", value: options.maxNodes, fallback: MAX_NODE_LIMIT });
     this.#inject = options.injectRateLimit ?? true;
     this.#observe = options.observe;
-    this.#clock = options.clock ?? defaultClock;
+    this.#clock = options.clock ?? SYSTEM_BATCH_CLOCK;
     this.#aloneContext = {
       send: this.#send,
       injectRateLimit: this.#inject,

@@ -76,6 +76,13 @@ export interface BatchClock {
   clearTimeout(handle: unknown): void;
 }
 
+/** The real clock, for the scheduler and the write batcher when a test gives none. */
+export const SYSTEM_BATCH_CLOCK: BatchClock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export interface SubmitOptions {
   /** Only members with equal keys share a query. @defaultValue "" */
   readonly mergeKey?: string | undefined;

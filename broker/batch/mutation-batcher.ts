@@ -20,7 +20,13 @@
  */
 import type { GraphQLSchema } from "graphql";
 import type { PriorityClass } from "../pipeline/types.js";
-import type { BatchClock, BatchResponse, UpstreamGraphQLRequest, UpstreamReply } from "./batch-types.js";
+import {
+  type BatchClock,
+  type BatchResponse,
+  SYSTEM_BATCH_CLOCK,
+  type UpstreamGraphQLRequest,
+  type UpstreamReply,
+} from "./batch-types.js";
 import { mergeQueries } from "./core/merge-queries.js";
 import { splitMergedResponse } from "./core/split-response.js";
 import { judgeUpstreamReply } from "./core/upstream-reply.js";
@@ -99,12 +105,6 @@ interface Group {
   timer: unknown;
 }
 
-const defaultClock: BatchClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 export class MutationBatcher {
   readonly #o: MutationBatcherOptions;
   readonly #clock: BatchClock;
@@ -124,7 +124,7 @@ export class MutationBatcher {
     if (!(Number.isInteger(options.maxMembers) && options.maxMembers >= 1))
       throw new RangeError(`maxMembers must be an integer ≥ 1, got ${options.maxMembers}`);
     this.#o = options;
-    this.#clock = options.clock ?? defaultClock;
+    this.#clock = options.clock ?? SYSTEM_BATCH_CLOCK;
   }
 
   stats(): MutationBatcherStats {
