@@ -40,7 +40,11 @@ export type AgentPhase = "work" | "ci" | "review" | "fix";
 export interface AgentStart {
   /** Where the session's life begins: "work" = a fresh issue; the others open a PR first. */
   readonly phase: AgentPhase;
-  /** How much of a first "work" phase is already behind it, [0, 1); 0 = it starts by reading the issue. */
+  /**
+   * How much of its first phase is already behind it, [0, 1). For "work", 0 = it starts by reading
+   * the issue; for "ci", how far the CI run has got; for "review", how much of the reviewer's
+   * delay has passed; for "fix", how much of the first fix is done.
+   */
   readonly elapsed?: number | undefined;
 }
 
@@ -221,15 +225,17 @@ export class AgentSession {
     try {
       let phase: AgentPhase = start.phase;
       let ciFailedKnown = false;
+      const elapsed = start.elapsed ?? 0;
+      // The share of the next fix still ahead: less than all of it only for a session born mid-fix.
+      let fixShare = phase === "fix" ? 1 - elapsed : 1;
       if (phase === "work") {
         const comments = d.chance(this.#agent.issueViewCommentsRate);
-        const elapsed = start.elapsed ?? 0;
         if (elapsed === 0) await this.#firstIssueView(comments);
         const workMs = d.uniform(this.#agent.workS.min, this.#agent.workS.max) * 1000 * (1 - elapsed);
         await this.#phase("work", () => this.#sleep(workMs));
         phase = await this.#pushAndOpen();
       } else {
-        this.#openMidLife(phase);
+        this.#openMidLife(phase, elapsed);
         ciFailedKnown = phase === "fix" && this.#reviewsScheduled === 0;
       }
       for (;;) {
@@ -250,7 +256,8 @@ export class AgentSession {
           ciFailedKnown = false;
           phase = "fix";
         } else {
-          const fixMs = d.uniform(this.#agent.fixS.min, this.#agent.fixS.max) * 1000;
+          const fixMs = d.uniform(this.#agent.fixS.min, this.#agent.fixS.max) * 1000 * fixShare;
+          fixShare = 1;
           const replying = !ciFailedKnown && d.chance(this.#agent.replyToReviewRate);
           const afterReview = !ciFailedKnown;
           await this.#phase("fix", async () => {
@@ -278,8 +285,13 @@ export class AgentSession {
   #reviewsScheduled = 0;
   #reviewsSeen = 0;
 
-  /** A session born mid-life: its PR is already open, CI running (ci), green (review) or reviewed (fix). */
-  #openMidLife(phase: AgentPhase): void {
+  /**
+   * A session born mid-life: its PR is already open, CI running (ci), green (review) or reviewed
+   * (fix), `elapsed` of that phase behind it. The CI run started that long ago and the reviewer is
+   * that far into his delay, so a short window sees merges and CI outcomes at the steady-state rate
+   * instead of waiting out whole phases first.
+   */
+  #openMidLife(phase: AgentPhase, elapsed: number): void {
     const d = this.#d.decisions;
     const ciFailed =
       phase === "fix" ? d.chance(0.5) : phase === "ci" && d.chance(this.#d.profile.world.ciFailureRate);
@@ -288,12 +300,13 @@ export class AgentSession {
       issue: this.#spec.issue,
       ciRunning: phase === "ci",
       ciFailed,
+      ciElapsedSimMs: phase === "ci" ? elapsed * this.#d.world.ciSimMs : 0,
       rng: d,
     });
     this.#pushes = 1;
     void this.#d.orchestrator.prCreated(this.#spec, this.#pr);
-    if (phase === "ci" && !ciFailed) this.#scheduleReview(this.#d.world.ciSimMs);
-    if (phase === "review") this.#scheduleReview(0);
+    if (phase === "ci" && !ciFailed) this.#scheduleReview(this.#d.world.ciSimMs * (1 - elapsed));
+    if (phase === "review") this.#scheduleReview(0, 1 - elapsed);
     if (phase === "fix" && !ciFailed) {
       const verdict = this.#d.world.reviewVerdict(0, d);
       this.#d.world.review(this.#pr, false, Math.max(1, verdict.comments));
@@ -335,12 +348,13 @@ export class AgentSession {
     return "ci";
   }
 
-  #scheduleReview(afterSimMs: number): void {
+  /** Books the reviewer `afterSimMs` plus `delayShare` of his drawn delay from now. */
+  #scheduleReview(afterSimMs: number, delayShare = 1): void {
     if (this.#pr === undefined) return;
     const verdict = this.#d.world.reviewVerdict(this.#reviewsScheduled++, this.#d.decisions);
     this.#d.world.scheduleReview(
       this.#pr,
-      afterSimMs + verdict.delaySimMs,
+      afterSimMs + verdict.delaySimMs * delayShare,
       verdict.approve,
       verdict.comments,
     );

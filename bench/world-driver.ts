@@ -65,18 +65,28 @@ export class WorldDriver {
     return `${BENCH_OWNER}/${BENCH_REPO}`;
   }
 
-  #ciSpec(failed: boolean, rng: Rng, moving: boolean) {
+  /**
+   * The CI of one commit. A moving run started `elapsedSimMs` ago: each job's remaining wait and
+   * duration are what is left of them now, and a job already finished completes at once (a
+   * zero-length motion), so every timestamp it carries is a real instant of the run.
+   */
+  #ciSpec(failed: boolean, rng: Rng, moving: boolean, elapsedSimMs = 0) {
     const jobs = this.#o.world.ciJobs;
     const failing = failed ? rng.int(0, jobs.length - 1) : -1;
+    const elapsedS = elapsedSimMs / 1000;
     return {
       workflowId: BENCH_WORKFLOW_ID,
-      jobs: jobs.map((job, i) => ({
-        name: job.name,
-        conclusion: i === failing ? ("failure" as const) : ("success" as const),
-        ...(moving
-          ? { startAfterS: job.startAfterS / this.#o.scale, durationS: job.durationS / this.#o.scale }
-          : {}),
-      })),
+      jobs: jobs.map((job, i) => {
+        const startAfterS = Math.max(0, job.startAfterS - elapsedS);
+        const durationS = Math.max(0, job.durationS - Math.max(0, elapsedS - job.startAfterS));
+        return {
+          name: job.name,
+          conclusion: i === failing ? ("failure" as const) : ("success" as const),
+          ...(moving
+            ? { startAfterS: startAfterS / this.#o.scale, durationS: durationS / this.#o.scale }
+            : {}),
+        };
+      }),
     };
   }
 
@@ -102,12 +112,16 @@ export class WorldDriver {
     return { sha: result.sha ?? "", ciSimMs: this.#ciSimMs(), failed };
   }
 
-  /** An already-open PR for a session that starts mid-life; returns its number. */
+  /**
+   * An already-open PR for a session that starts mid-life; returns its number. With `ciRunning`,
+   * its CI run started `ciElapsedSimMs` ago (0 = it starts now).
+   */
   openPull(input: {
     branch: string;
     issue: number;
     ciRunning: boolean;
     ciFailed: boolean;
+    ciElapsedSimMs?: number;
     rng: Rng;
   }): number {
     const result = this.#inject({
@@ -115,7 +129,7 @@ export class WorldDriver {
       title: `Fix #${input.issue}`,
       body: `Closes #${input.issue}.`,
       head: input.branch,
-      ci: this.#ciSpec(input.ciFailed, input.rng, input.ciRunning),
+      ci: this.#ciSpec(input.ciFailed, input.rng, input.ciRunning, input.ciElapsedSimMs ?? 0),
     });
     if (result.number === undefined) throw new Error("world: open_pr returned no number");
     return result.number;

@@ -1,0 +1,82 @@
+/**
+ * A session born mid-CI: its run started part-way through, so jobs already finished are completed
+ * at real past-or-present instants and the rest finish in what is left of their time, not a whole
+ * CI duration later.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadProfile } from "../../../bench/load-profile.js";
+import { createRng } from "../../../bench/core/rng.js";
+import { benchScenario, WorldDriver } from "../../../bench/world-driver.js";
+import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
+
+interface Job {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  completed_at: string | null;
+}
+
+describe("WorldDriver.openPull mid-CI", () => {
+  let sim: RunningSimulator;
+  let world: WorldDriver;
+  const profile = loadProfile("active");
+  // 1 simulated second = 1 wall ms: the active profile's 315 s CI lasts 315 ms of scenario time.
+  const scale = 1000;
+
+  beforeAll(async () => {
+    // A frozen clock: only advance() moves time, so the check does not race the wall clock.
+    const frozen = Date.now();
+    sim = await startSimulator({ port: 0, scenario: benchScenario(2), clock: { now: () => frozen } });
+    world = new WorldDriver({ sim, world: profile.world, scale });
+  });
+
+  afterAll(async () => {
+    world.close();
+    await sim.close();
+  });
+
+  async function jobs(branch: string): Promise<Job[]> {
+    const headers = { authorization: `token ${sim.token}` };
+    const runs = (await (
+      await fetch(`${sim.url}/repos/acme/widgets/actions/runs?branch=${branch}`, { headers })
+    ).json()) as { workflow_runs: { id: number }[] };
+    const id = runs.workflow_runs[0]?.id;
+    const body = (await (
+      await fetch(`${sim.url}/repos/acme/widgets/actions/runs/${id}/jobs`, { headers })
+    ).json()) as { jobs: Job[] };
+    return body.jobs;
+  }
+
+  it("finishes the jobs already behind it at once and the rest in their remaining time", async () => {
+    // 200 s into the run: lint (15 + 60 s) and build (15 + 120 s) are done, test (15 + 300 s) has 115 s left.
+    world.openPull({
+      branch: "ao/mid",
+      issue: 1,
+      ciRunning: true,
+      ciFailed: false,
+      ciElapsedSimMs: 200_000,
+      rng: createRng(1),
+    });
+    await sim.advance(1);
+    const now = sim.now();
+    const early = await jobs("ao/mid");
+    const byName = new Map(early.map((j) => [j.name, j]));
+    for (const name of ["lint", "build"]) {
+      expect(byName.get(name)?.status).toBe("completed");
+      expect(Date.parse(byName.get(name)?.completed_at ?? "")).toBeLessThanOrEqual(now);
+    }
+    expect(byName.get("test")?.status).toBe("in_progress");
+
+    await sim.advance(100);
+    expect((await jobs("ao/mid")).find((j) => j.name === "test")?.status).toBe("in_progress");
+    await sim.advance(20);
+    const late = await jobs("ao/mid");
+    expect(late.every((j) => j.status === "completed" && j.conclusion === "success")).toBe(true);
+  });
+
+  it("starts a run from the beginning when nothing of it has passed", async () => {
+    world.openPull({ branch: "ao/new", issue: 2, ciRunning: true, ciFailed: false, rng: createRng(2) });
+    await sim.advance(1);
+    expect((await jobs("ao/new")).every((j) => j.status === "queued")).toBe(true);
+  });
+});
