@@ -85,7 +85,14 @@ export function buildApiRequest(
             }),
           )
         : undefined;
-  const classification = classify({ method, path: input.path, headers, graphql: input.graphql });
+  const classification = classify({
+    method,
+    path: input.path,
+    headers,
+    graphql: input.graphql,
+    // What a REST write changes may depend on its body (PATCH pulls/N naming a new base).
+    ...(input.graphql || !input.body ? {} : { body: input.body }),
+  });
   const isWrite = classification.kind === "rest-write" || classification.kind === "graphql-mutation";
   if (isWrite && input.caller.readOnly) {
     throw new AoError(BrokerErrors.AO_ERR_READ_ONLY, READ_ONLY_MESSAGE, { httpStatus: 403 });

@@ -114,6 +114,8 @@ export interface ClassifyInput {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly graphql?: GraphQLPayload | undefined;
+  /** A REST write's bytes, read where its path alone does not tell what it changes (rest-facets.ts). */
+  readonly body?: Uint8Array | undefined;
 }
 
 export function classifyRequest(
@@ -196,7 +198,8 @@ export function classifyRequest(
   }
   const resource = restResourceForPath(input.path);
   const read = input.method === "GET" || input.method === "HEAD";
-  const reads = read ? restReadTags(input.path) : [];
+  // The Accept header picks the representation: a diff of pulls/N reads less than its JSON.
+  const reads = read ? restReadTags(input.path, input.headers.accept) : [];
   // A numbered object under `pulls/` is a PR: the PR-list guard vouches for it as well.
   const pullRequests = /^\/repos\/[^/]+\/[^/]+\/pulls\/\d+(\/|$|\?)/.test(input.path);
   const restGroups =
@@ -215,7 +218,7 @@ export function classifyRequest(
     reads,
     writes: [],
     writeNodeIds: [],
-    ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path) }),
+    ...(read ? {} : { writeEffect: restWriteEffect(input.method, input.path, input.body) }),
     freshMs: read
       ? reads.length === 0 && input.path.startsWith("/repos/")
         ? Math.max(IMMUTABLE_FRESH_MS, policy.restFreshMs)

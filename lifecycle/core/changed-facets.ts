@@ -3,7 +3,8 @@
  * updated, head, checks, reviews, comments, threads, merge; docs/caching.md), so the broker drops
  * only the cached answers that read what moved. A moved updatedAt with nothing else the lifecycle
  * keeps having changed means something it does not keep moved (a body, a label, a comment): those
- * facets go too. Facts not known before: every facet.
+ * facets go too. The comment count (totalCommentsCount) is kept: a count that moved moves comments.
+ * A new base moves the head (the diff, commits and files follow it). Facts not known before: every facet.
  */
 import type { PrFacts } from "./pr-facts.js";
 
@@ -52,7 +53,9 @@ export function changedFacets(before: PrFacts | null | undefined, after: PrFacts
   )
     out.add("core");
   if (before.state !== after.state) out.add("state");
+  // A new base is a new diff, commit list and file list (`gh pr diff` reads only the head facet).
   if (
+    before.baseRefName !== after.baseRefName ||
     before.headSha !== after.headSha ||
     before.additions !== after.additions ||
     before.deletions !== after.deletions
@@ -69,11 +72,26 @@ export function changedFacets(before: PrFacts | null | undefined, after: PrFacts
   if (before.reviewDecision !== after.reviewDecision || !same(before.reviews, after.reviews))
     out.add("reviews");
   if (!same(before.unresolvedThreadIds, after.unresolvedThreadIds)) out.add("threads");
+  const count = commentCount(before, after);
+  if (count === "changed") out.add("comments");
   if (before.updatedAt !== after.updatedAt) {
+    // Nothing else the lifecycle keeps moved: what it does not keep may have (a body, a label, a
+    // comment's edit, which leaves the count as it was: decision 0027). A changed count alone
+    // explains no more than before (it may count review comments too): the same facets go.
+    const unexplained = out.size === 0 || (out.size === 1 && count === "changed");
     out.add("updated");
-    if (out.size === 1) for (const f of ["core", "comments", "threads"] as const) out.add(f);
+    if (unexplained) for (const f of ["core", "comments", "threads"] as const) out.add(f);
   }
   return [...out];
+}
+
+/**
+ * Whether the PR's comment count (totalCommentsCount) moved between two observations: "unknown"
+ * when either side does not carry it (a webhook's facts, facts stored before it was asked).
+ */
+export function commentCount(before: PrFacts, after: PrFacts): "changed" | "unchanged" | "unknown" {
+  if (before.totalCommentsCount === undefined || after.totalCommentsCount === undefined) return "unknown";
+  return before.totalCommentsCount === after.totalCommentsCount ? "unchanged" : "changed";
 }
 
 /** What a webhook event (`<event>.<action>` or `<event>`) says moved, before any re-read. */
@@ -113,7 +131,8 @@ export interface StillToMoveInput {
  * - no facts from before: every facet;
  * - otherwise what the enrichment saw move since the cycle began (changedFacets), plus the
  *   signalled facets it cannot judge: core, reviews, comments and threads when updatedAt moved
- *   (bodies, labels, comments, review comments, older reviews are not read), threads also when
+ *   (bodies, labels, comments, review comments, older reviews are not read), but comments not
+ *   when the comment count is unchanged and no signal about comments named them, threads also when
  *   the signal was about review comments alone (their edits need not move updatedAt), and checks
  *   when either side's check list was cut at the page size.
  * A checks move the enrichment shows already happened (same checks, same rollup, same merge
@@ -126,7 +145,15 @@ export function facetsStillToMove(input: StillToMoveInput): ChangedFacet[] {
   const out = new Set<ChangedFacet>(changedFacets(before, fetched));
   const wanted = new Set(signalled);
   const updated = before.updatedAt !== fetched.updatedAt;
-  if (updated) for (const f of BEHIND_UPDATED_AT) if (wanted.has(f)) out.add(f);
+  // Comments: an unchanged count says no comment came or went, so a generic signal's guess (the
+  // PR list's updated_at, a pull_request event: they name core too) is dropped; a signal about
+  // comments themselves (issue_comment, a review: comments without core) stands, since an edit
+  // leaves the count as it was. An updatedAt move nothing else explains keeps comments
+  // (changedFacets). Decision 0027.
+  const commentsSignalled = wanted.has("comments") && !wanted.has("core");
+  const countSaysNone = commentCount(before, fetched) === "unchanged" && !commentsSignalled;
+  if (updated)
+    for (const f of BEHIND_UPDATED_AT) if (wanted.has(f) && !(f === "comments" && countSaysNone)) out.add(f);
   // Review comments are not read; a signal about them alone (the review-comments guard, a review
   // comment webhook: threads without core) stands, since their edits need not move updatedAt.
   if (wanted.has("threads") && (updated || !wanted.has("core"))) out.add("threads");

@@ -2,7 +2,9 @@
  * The enrichment query: one aliased GraphQL document for up to 25–50 PRs, possibly in several
  * repositories, asking per PR what AO's enrichSessionsPRBatch asks (title, state, size, draft,
  * mergeability, review decision, head, the head commit's check rollup with its contexts) plus the
- * last review threads (for new unresolved comments) and the last 5 reviews.
+ * last review threads (for new unresolved comments) and the last 5 reviews, and the comment count
+ * (`totalCommentsCount`: an updatedAt move that leaves it unchanged added no comment; a scalar,
+ * it costs nothing).
  *
  * Cost, by GitHub's arithmetic (github/ computeQueryCost): per PR four connections are asked for
  * once each — commits(last: 1), its rollup's contexts (multiplied by commits' page size, 1),
@@ -77,7 +79,7 @@ export function prFragment(options: EnrichmentQueryOptions = {}): string {
   const reviews = options.reviews ?? DEFAULT_LIFECYCLE_CONFIG.reviews;
   return `fragment LifecyclePr on PullRequest {
   number url title state isDraft additions deletions mergeable mergeStateStatus reviewDecision
-  headRefName headRefOid baseRefName updatedAt
+  headRefName headRefOid baseRefName updatedAt totalCommentsCount
   commits(last: 1) { nodes { commit { oid statusCheckRollup { state
     contexts(first: ${contexts}) { totalCount nodes { __typename
       ... on CheckRun { name status conclusion detailsUrl startedAt completedAt }

@@ -71,6 +71,7 @@ export function parsePrNode(repo: string, node: unknown, observedAt: number): Pr
     .filter((t) => asBoolean(dig(t, "isResolved")) === false)
     .map((t) => asString(dig(t, "id")))
     .filter((id): id is string => id !== undefined);
+  const totalCommentsCount = asNumber(pr.totalCommentsCount);
   return {
     repo,
     number,
@@ -94,6 +95,7 @@ export function parsePrNode(repo: string, node: unknown, observedAt: number): Pr
     reviews: asArray(dig(pr, "reviews", "nodes"))
       .map(parseReview)
       .filter((r): r is ReviewFact => r !== undefined),
+    ...(totalCommentsCount !== undefined ? { totalCommentsCount } : {}),
     observedAt,
   };
 }

@@ -63,6 +63,11 @@ export interface PrFacts {
   /** Ids of the unresolved review threads among the last N threads. */
   readonly unresolvedThreadIds: readonly string[];
   readonly reviews: readonly ReviewFact[];
+  /**
+   * GitHub's totalCommentsCount (comments the PR received); absent when the source did not say
+   * (a webhook, a REST guard, facts stored before the enrichment asked for it): not known.
+   */
+  readonly totalCommentsCount?: number;
   /** Local epoch ms at which the observation that last replaced these facts was requested. */
   readonly observedAt: number;
 }

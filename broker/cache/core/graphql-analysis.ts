@@ -148,6 +148,8 @@ interface Walk {
   readonly objects: Set<string>;
   /** createPullRequest / createIssue inputs: repositoryId and head branch. */
   readonly created: { repositoryId: string; kind: ListKind; branch?: string }[];
+  /** An updatePullRequest whose input names a base (or whose input is not known). */
+  baseChanged: boolean;
   introspection: boolean;
   rateLimit: boolean;
 }
@@ -235,6 +237,11 @@ function walkSelections(
         });
       }
     }
+    if (depth === 0 && name === "updatePullRequest") {
+      // A new base is a new diff, commit list and file list: the head facet moves with core.
+      const input = a.input;
+      if (!input || typeof input !== "object" || "baseRefName" in input) w.baseChanged = true;
+    }
     if (depth === 0 && a.input !== undefined) collectIds(a.input, w.ids);
     if (selection.selectionSet) walkSelections(w, selection.selectionSet, nextRepo, depth + 1, visited);
   }
@@ -296,6 +303,7 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     fieldNames: new Set(),
     objects: new Set(),
     created: [],
+    baseChanged: false,
     introspection: false,
     rateLimit: false,
   };
@@ -318,6 +326,7 @@ export function analyzeGraphQL(input: AnalyzeInput): GraphQLAnalysis | AnalysisF
     );
     const facets = new Set<Facet>();
     for (const root of roots) for (const f of mutationEffect(root).facets) facets.add(f);
+    if (w.baseChanged) facets.add("head");
     // Ids in the input name the objects changed (ids of labels, users, etc. resolve to nothing
     // learned and cost only their own node tags).
     const changed = [...facets];

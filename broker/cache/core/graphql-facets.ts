@@ -54,6 +54,8 @@ const FIELD_FACETS: Readonly<Record<string, readonly Facet[]>> = {
   latestOpinionatedReviews: ["reviews"],
   reviewDecision: ["reviews"],
   comments: ["comments"],
+  // Comments a PR received: GitHub does not say whether review comments count; both move it.
+  totalCommentsCount: ["comments", "threads"],
   reviewThreads: ["threads"],
   mergeable: ["merge"],
   mergeStateStatus: ["merge"],

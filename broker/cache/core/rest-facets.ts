@@ -86,8 +86,26 @@ function listRead(owner: string, name: string, kind: ListKind, facets: readonly 
   return [listTag(owner, name, kind), ...facets.map((f) => listFacetTag(owner, name, kind, f))];
 }
 
-/** Tags a GET of this path reads. Empty for immutable answers and non-repository paths. */
-export function restReadTags(path: string): Tag[] {
+/**
+ * A diff or patch media type (`application/vnd.github[.v3].diff`, `….patch`), and nothing else:
+ * an Accept that also names another type may be answered with it.
+ */
+export function isDiffAccept(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept
+    .split(",")
+    .map((t) => (t.split(";")[0] ?? "").trim().toLowerCase())
+    .filter((t) => t.length > 0);
+  return types.length > 0 && types.every((t) => /^application\/vnd\.github(\.v3)?\.(diff|patch)$/.test(t));
+}
+
+/**
+ * Tags a GET of this path reads, with the request's Accept header (lower-cased request headers'
+ * `accept`). Empty for immutable answers and non-repository paths. `pulls/N` asked as a diff or a
+ * patch (`gh pr diff`) shows only the PR's changes: its head facet (which a new head, a base
+ * change and a merge move), not its title, state, comments or updatedAt.
+ */
+export function restReadTags(path: string, accept?: string): Tag[] {
   const p = parseRepoPath(path);
   if (!p) return [];
   const { owner, name, rest } = p;
@@ -98,7 +116,8 @@ export function restReadTags(path: string): Tag[] {
     const sub = numbered[3]?.slice(1);
     const isPull = numbered[1] === "pulls";
     let facets: readonly Facet[];
-    if (sub === undefined) facets = isPull ? PR_FACETS : ISSUE_FACETS;
+    if (sub === undefined && isPull && isDiffAccept(accept)) facets = ["head"];
+    else if (sub === undefined) facets = isPull ? PR_FACETS : ISSUE_FACETS;
     else if (sub === "comments") facets = isPull ? ["threads"] : ["comments"];
     else if (sub === "reviews") facets = ["reviews"];
     else if (sub === "commits" || sub === "files") facets = ["head"];
@@ -153,8 +172,28 @@ export function restReadTags(path: string): Tag[] {
   return [repo];
 }
 
-/** What a REST write (POST, PATCH, PUT, DELETE) to this path changes. */
-export function restWriteEffect(method: string, path: string): WriteEffect {
+/**
+ * Whether a `PATCH pulls/N` body may change the PR's base (`{"base": …}`): a new base is a new
+ * diff, commit list and file list (the head facet). A body not known or not a JSON object: it may.
+ */
+function patchNamesBase(body: Uint8Array | string | undefined): boolean {
+  if (body === undefined) return true;
+  try {
+    const text = typeof body === "string" ? body : new TextDecoder().decode(body);
+    if (text.trim() === "") return false;
+    const parsed: unknown = JSON.parse(text);
+    return !parsed || typeof parsed !== "object" || Array.isArray(parsed) || "base" in parsed;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * What a REST write (POST, PATCH, PUT, DELETE) to this path changes. `body`, the bytes sent, is
+ * read only where the path alone does not tell (`PATCH pulls/N`: a base change moves the head);
+ * a body not handed in counts as one that may name a base.
+ */
+export function restWriteEffect(method: string, path: string, body?: Uint8Array | string): WriteEffect {
   const p = parseRepoPath(path);
   if (!p) return NO_WRITE;
   const { owner, name, rest } = p;
@@ -164,7 +203,9 @@ export function restWriteEffect(method: string, path: string): WriteEffect {
     const sub = numbered[3]?.slice(1);
     const isPull = numbered[1] === "pulls";
     let facets: readonly Facet[];
-    if (sub === undefined) facets = ["core", "state"];
+    if (sub === undefined)
+      facets =
+        isPull && method === "PATCH" && patchNamesBase(body) ? ["core", "state", "head"] : ["core", "state"];
     else if (sub === "comments") facets = isPull ? ["threads"] : ["comments"];
     else if (sub === "reviews") facets = ["reviews", "threads", "comments"];
     else if (sub === "requested_reviewers") facets = ["core", "reviews"];

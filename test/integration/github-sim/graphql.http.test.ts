@@ -1,6 +1,7 @@
 import { Kind, parse, print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
+import { buildEnrichmentQuery, parseEnrichmentAnswer } from "../../../lifecycle/core/enrichment-query.js";
 import { capturedGraphQLRequests } from "../../support/traffic.js";
 import { gql, proxied } from "./support.js";
 
@@ -150,6 +151,22 @@ describe("the simulator's GraphQL API", () => {
       expect(JSON.stringify(pr)).toContain(
         '{"__typename":"StatusContext","context":"ci/coverage","state":"SUCCESS"}',
       );
+    });
+
+    it("answers the lifecycle's enrichment with totalCommentsCount, which a new comment moves", async () => {
+      const built = buildEnrichmentQuery([{ repo: "acme/widgets", number: 2 }]);
+      const facts = async () => {
+        const reply = await gql(sim, built.query);
+        expect(reply.json.errors).toBeUndefined();
+        return parseEnrichmentAnswer(reply.json.data, built, Date.now())[0]?.facts;
+      };
+      const pr = sim.world.repo("acme/widgets")?.pulls.get(2);
+      const before = await facts();
+      expect(before?.totalCommentsCount).toBe((pr?.comments.length ?? 0) + (pr?.reviewComments.length ?? 0));
+      sim.inject({ type: "comment", number: 2, body: "one more" });
+      const after = await facts();
+      expect(after?.totalCommentsCount).toBe((before?.totalCommentsCount ?? 0) + 1);
+      expect(after?.updatedAt).toBeGreaterThanOrEqual(before?.updatedAt ?? 0);
     });
 
     it("walks a connection with opaque cursors and correct pageInfo", async () => {

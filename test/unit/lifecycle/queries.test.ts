@@ -52,6 +52,8 @@ describe("lifecycle GraphQL queries", () => {
         "... on StatusContext { context state targetUrl",
         "reviewThreads(last:",
         "reviews(last: 5)",
+        // Not AO's: lets an updatedAt move say whether a comment came or went (decision 0027).
+        "totalCommentsCount",
         "rateLimit { cost remaining",
       ]) {
         expect(query).toContain(field);
@@ -80,6 +82,7 @@ describe("lifecycle GraphQL queries", () => {
             updatedAt: "2026-04-01T12:00:00Z",
             title: "one",
             mergeable: "MERGEABLE",
+            totalCommentsCount: 4,
             commits: {
               nodes: [
                 {
@@ -127,6 +130,7 @@ describe("lifecycle GraphQL queries", () => {
         rollupState: "FAILURE",
         checksTotal: 2,
         unresolvedThreadIds: ["t1"],
+        totalCommentsCount: 4,
         observedAt: 123,
         updatedAt: Date.parse("2026-04-01T12:00:00Z"),
       });
@@ -140,6 +144,18 @@ describe("lifecycle GraphQL queries", () => {
         limit: 5000,
         resetAt: Date.parse("2026-04-01T13:00:00Z"),
       });
+    });
+  });
+
+  describe("when an enrichment answer has no comment count", () => {
+    it("leaves totalCommentsCount out (not known), so no comment move is judged from it", () => {
+      const built = buildEnrichmentQuery([{ repo: "acme/widgets", number: 1 }]);
+      const node = { number: 1, state: "OPEN", headRefOid: "abc", updatedAt: "2026-04-01T12:00:00Z" };
+      const [without] = parseEnrichmentAnswer({ r0: { p1: node } }, built, 1);
+      expect(without?.facts).toBeDefined();
+      expect(without?.facts && "totalCommentsCount" in without.facts).toBe(false);
+      const [zero] = parseEnrichmentAnswer({ r0: { p1: { ...node, totalCommentsCount: 0 } } }, built, 1);
+      expect(zero?.facts?.totalCommentsCount).toBe(0);
     });
   });
 

@@ -25,6 +25,13 @@ import {
   restWriteEffect,
   type WriteEffect,
 } from "../../../../broker/cache/core/rest-facets.js";
+import { GraphQLAnalyzer } from "../../../../broker/cache/graphql-analyzer.js";
+import { buildApiRequest } from "../../../../broker/pipeline/api-request.js";
+import {
+  type ClassifyInput,
+  classifyRequest,
+  type FreshnessPolicy,
+} from "../../../../broker/pipeline/classify.js";
 import { loadGitHubSchema } from "../../../../github/index.js";
 
 const schema = loadGitHubSchema();
@@ -88,7 +95,8 @@ function readsOf(command: string, index: number, bindings: Record<string, string
     if ("error" in analysis) throw new Error(analysis.message);
     return [...analysis.reads];
   }
-  return restReadTags(fillPath(captured.path, bindings));
+  // As classify.ts reads it: the Accept header picks the representation (a diff reads less).
+  return restReadTags(fillPath(captured.path, bindings), captured.headers?.accept);
 }
 
 function effectOf(command: string, index: number, bindings: Record<string, string | number>): WriteEffect {
@@ -122,6 +130,7 @@ const ANSWERS: Record<string, Tag[]> = {
   "issue view 7 --comments: CommentsForIssue": readsOf("issue_view_comments", 1, pr5),
   "issue view 7": readsOf("issue_view", 0, pr5),
   "GET pulls/5": readsOf("api_rest", 0, pr5),
+  "pr diff 5": readsOf("pr_diff", 0, pr5),
   "GET pulls/6": readsOf("api_rest", 0, pr6),
   "run jobs": readsOf("run_watch", 5, pr5),
   "workflow definition": readsOf("run_watch", 1, pr5),
@@ -282,6 +291,7 @@ describe("facet rules: each change invalidates exactly the answers that read wha
       "GET pulls/5",
       "branch lookup feature",
       "pr checks 5: PullRequestStatusChecks",
+      "pr diff 5",
       "pr list",
       "pr view 5",
       "pr view 5 --json checks",
@@ -295,6 +305,7 @@ describe("facet rules: each change invalidates exactly the answers that read wha
       "GET pulls/5",
       "branch lookup feature",
       "pr checks 5: PullRequestStatusChecks",
+      "pr diff 5",
       "pr list",
       "pr view 5",
       "pr view 5 --json checks",
@@ -419,5 +430,144 @@ describe("facet rules: each change invalidates exactly the answers that read wha
     // Without knowing the number is a PR, the PR list is no signal for it (issues are not on it).
     expect(vouchGroups(restReadTags("/repos/o/r/issues/3/comments"))).toEqual([["num:o/r#3", "issues:o/r"]]);
     expect(vouchGroups(restReadTags("/repos/o/r/pulls/3/comments"))).toEqual([["num:o/r#3", "issues:o/r"]]);
+  });
+
+  it("a comment count (totalCommentsCount, the lifecycle's enrichment asks it) follows comments and review comments, not core", () => {
+    const analysis = analyzeGraphQL({
+      schema,
+      query: 'query { repository(owner: "o", name: "r") { pullRequest(number: 5) { totalCommentsCount } } }',
+      variables: {},
+    });
+    if ("error" in analysis) throw new Error(analysis.message);
+    expect([...analysis.reads].sort()).toEqual(["num:o/r#5:comments", "num:o/r#5:threads", "repo:o/r"]);
+  });
+
+  describe("gh pr diff (pulls/N asked as a diff or a patch): the PR's head facet only (decision 0027)", () => {
+    it("reads only that PR's head facet and static repository information, not what the JSON pulls/N reads", () => {
+      expect(ANSWERS["pr diff 5"]).toEqual(["repo:o/r", "num:o/r#5:head"]);
+      for (const accept of [
+        "application/vnd.github.v3.patch",
+        "application/vnd.github.diff",
+        "Application/VND.GitHub.v3.Diff; charset=utf-8",
+      ])
+        expect(restReadTags("/repos/o/r/pulls/5", accept), accept).toEqual(["repo:o/r", "num:o/r#5:head"]);
+      // Any other representation (JSON, or a list that may be answered with JSON) reads the PR.
+      for (const accept of [
+        undefined,
+        "",
+        "application/vnd.github+json",
+        "application/vnd.github.v3.diff, application/json",
+      ])
+        expect(restReadTags("/repos/o/r/pulls/5", accept)).toEqual(ANSWERS["GET pulls/5"]);
+      // Only a PR's diff: an issue has none, a sub-resource keeps its own facets.
+      expect(restReadTags("/repos/o/r/issues/7", "application/vnd.github.v3.diff")).toEqual(
+        restReadTags("/repos/o/r/issues/7"),
+      );
+      expect(restReadTags("/repos/o/r/pulls/5/reviews", "application/vnd.github.v3.diff")).toEqual([
+        "repo:o/r",
+        "num:o/r#5:reviews",
+      ]);
+    });
+
+    it("the broker classifies the agent's request with its Accept header (buildApiRequest → classifyRequest)", () => {
+      const captured = GH_223_CAPTURES.pr_diff?.[0];
+      if (!captured) throw new Error("no pr_diff capture");
+      const policy: FreshnessPolicy = {
+        restFreshMs: 10_000,
+        guardedFreshMs: 20_000,
+        graphqlFreshMs: { checks: 10_000, pullRequest: 10_000, issue: 10_000, other: 10_000 },
+      };
+      const classify = (input: ClassifyInput) =>
+        classifyRequest(input, new GraphQLAnalyzer({ schema }), policy);
+      const request = buildApiRequest(
+        {
+          method: "GET",
+          path: fillPath(captured.path, pr5),
+          // As gh sends them: any case.
+          headers: { Accept: "application/vnd.github.v3.diff", "User-Agent": "GitHub CLI 2.23.0" },
+          caller: { sessionId: "s", readOnly: false, weight: 1 },
+          deadlineMs: 10_000,
+        },
+        classify,
+      );
+      expect(request.classification.reads).toEqual(["repo:o/r", "num:o/r#5:head"]);
+      // The PR-list guard covers a diff too: every head move moves the PR's updated_at.
+      expect(request.classification.vouchGroups).toEqual([["num:o/r#5", "issues:o/r", "pulls:o/r"]]);
+      const patch = buildApiRequest(
+        {
+          method: "PATCH",
+          path: "/repos/o/r/pulls/5",
+          body: Buffer.from(JSON.stringify({ base: "develop" })),
+          caller: { sessionId: "s", readOnly: false, weight: 1 },
+          deadlineMs: 10_000,
+        },
+        classify,
+      );
+      expect(patch.classification.writeEffect?.objects).toEqual([
+        { object: "num:o/r#5", facets: ["core", "state", "head"] },
+      ]);
+    });
+
+    it("CI, comments, reviews, title and state edits leave it (none changes the diff); a push moves it", () => {
+      const moves = [
+        ...checksMovedTags("o", "r", SHA5, {
+          object: "num:o/r#5",
+          facets: ["checks"],
+          ids: ["PR_5"],
+          branch: "feature",
+        }),
+        ...written(effectOf("pr_comment", 1, pr5)),
+        ...written(restWriteEffect("POST", "/repos/o/r/pulls/5/reviews")),
+        ...written(restWriteEffect("PATCH", "/repos/o/r/pulls/5", JSON.stringify({ title: "new" }))),
+        ...written(restWriteEffect("PATCH", "/repos/o/r/pulls/5", JSON.stringify({ state: "closed" }))),
+      ];
+      const gone = dead(moves);
+      expect(gone).toContain("GET pulls/5");
+      expect(gone).not.toContain("pr diff 5");
+      // A new head does: a push to the PR's branch.
+      const push = restWriteEffect(
+        "PATCH",
+        "/repos/o/r/git/refs/heads/feature",
+        JSON.stringify({ sha: SHA6 }),
+      );
+      expect(dead(written(push))).toContain("pr diff 5");
+    });
+
+    it("REST PATCH pulls/N naming a base moves the head (a new base is a new diff); a body not known may", () => {
+      expect(
+        restWriteEffect("PATCH", "/repos/o/r/pulls/5", JSON.stringify({ base: "develop" })).objects,
+      ).toEqual([{ object: "num:o/r#5", facets: ["core", "state", "head"] }]);
+      const gone = dead(written(restWriteEffect("PATCH", "/repos/o/r/pulls/5", '{"base":"develop"}')));
+      expect(gone).toContain("pr diff 5");
+      expect(gone).not.toContain("pr view 6");
+      // No body handed in, or one that is not a JSON object: it may have named a base.
+      expect(dead(written(restWriteEffect("PATCH", "/repos/o/r/pulls/5")))).toContain("pr diff 5");
+      expect(dead(written(restWriteEffect("PATCH", "/repos/o/r/pulls/5", "not json")))).toContain(
+        "pr diff 5",
+      );
+      // Without a base the head stays: the diff, commits and files are kept.
+      expect(restWriteEffect("PATCH", "/repos/o/r/pulls/5", '{"title":"x","body":"y"}').objects).toEqual([
+        { object: "num:o/r#5", facets: ["core", "state"] },
+      ]);
+    });
+
+    it("GraphQL updatePullRequest naming a baseRefName moves the head (gh pr edit --base); a title edit does not", () => {
+      const mutation = (input: Record<string, unknown>) => {
+        const analysis = analyzeGraphQL({
+          schema,
+          query:
+            "mutation($input: UpdatePullRequestInput!) { updatePullRequest(input: $input) { pullRequest { id } } }",
+          variables: { input },
+        });
+        if ("error" in analysis) throw new Error(analysis.message);
+        return analysis.writeEffect;
+      };
+      const base = mutation({ pullRequestId: "PR_5", baseRefName: "develop" });
+      expect(base.nodeIds).toEqual([{ id: "PR_5", facets: ["core", "head"] }]);
+      expect(dead(written(base))).toContain("pr diff 5");
+      const title = mutation({ pullRequestId: "PR_5", title: "new" });
+      expect(title.nodeIds).toEqual([{ id: "PR_5", facets: ["core"] }]);
+      expect(dead(written(title))).not.toContain("pr diff 5");
+    });
   });
 });
