@@ -4,8 +4,8 @@
  * CI duration later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadProfile } from "../../../bench/load-profile.js";
 import { createRng } from "../../../bench/core/rng.js";
+import { loadProfile } from "../../../bench/load-profile.js";
 import { benchScenario, WorldDriver } from "../../../bench/world-driver.js";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 
