@@ -8,6 +8,8 @@
  *   entity and appends a WorldChange; so the change log is complete and ordered by version;
  * - the time of a change is `now()`: the scenario clock, or the scheduled instant of a timed
  *   scenario event while the engine applies it (`atTime`), so staleness can be measured exactly;
+ *   never earlier than the change before it, so the log is ordered in time as in version (a
+ *   motion scheduled at its run's own start lands a millisecond behind the run's creation);
  * - lookups of repositories and users are case-insensitive, as on GitHub.
  */
 import type { NodeRef, SimPullRequest, SimRepo, SimUser, WorldChange } from "./model.js";
@@ -54,6 +56,7 @@ export class World {
   private readonly clock: () => number;
   private override: number | undefined;
   private versionCounter = 0;
+  private lastChangeAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: WorldOptions) {
     this.clock = options.now;
@@ -152,7 +155,8 @@ export class World {
     ref: { number?: number; id?: number; ref?: string },
     target?: { version: number; updatedAt?: number },
   ): number {
-    const at = this.now();
+    const at = Math.max(this.now(), this.lastChangeAt);
+    this.lastChangeAt = at;
     const version = ++this.versionCounter;
     if (target) {
       target.version = version;

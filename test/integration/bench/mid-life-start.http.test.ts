@@ -4,8 +4,10 @@
  * CI duration later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobsKey } from "../../../bench/core/facts.js";
 import { createRng } from "../../../bench/core/rng.js";
 import { loadProfile } from "../../../bench/load-profile.js";
+import { TruthTracker } from "../../../bench/truth-tracker.js";
 import { benchScenario, WorldDriver } from "../../../bench/world-driver.js";
 import { type RunningSimulator, startSimulator } from "../../../github-sim/index.js";
 
@@ -78,5 +80,39 @@ describe("WorldDriver.openPull mid-CI", () => {
     world.openPull({ branch: "ao/new", issue: 2, ciRunning: true, ciFailed: false, rng: createRng(2) });
     await sim.advance(1);
     expect((await jobs("ao/new")).every((j) => j.status === "queued")).toBe(true);
+  });
+
+  it("leaves the truth of a run born mid-CI at what the simulator answers", async () => {
+    // A clock that moves a millisecond per reading: the run's creation and the motion of its
+    // finished jobs (scheduled at the run's own start) land on different milliseconds, as they do
+    // on the real clock. The truth must still end at the jobs' real state, not at "queued".
+    let t = Date.now();
+    const ticking = await startSimulator({ port: 0, scenario: benchScenario(2), clock: { now: () => t++ } });
+    const truth = new TruthTracker(ticking, "acme/widgets");
+    truth.start();
+    const driver = new WorldDriver({ sim: ticking, world: profile.world, scale });
+    try {
+      driver.openPull({
+        branch: "ao/tick",
+        issue: 1,
+        ciRunning: true,
+        ciFailed: false,
+        ciElapsedSimMs: 200_000,
+        rng: createRng(3),
+      });
+      await ticking.advance(1);
+      await truth.sync();
+      const headers = { authorization: `token ${ticking.token}` };
+      const runs = (await (
+        await fetch(`${ticking.url}/repos/acme/widgets/actions/runs?branch=ao/tick`, { headers })
+      ).json()) as { workflow_runs: { id: number }[] };
+      const id = runs.workflow_runs[0]?.id ?? 0;
+      const value = truth.history.valueAt(jobsKey("acme/widgets", id), ticking.now());
+      expect(value).toBe("build:completed:success|lint:completed:success|test:in_progress:");
+    } finally {
+      driver.close();
+      truth.close();
+      await ticking.close();
+    }
   });
 });

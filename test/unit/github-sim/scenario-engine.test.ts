@@ -49,6 +49,19 @@ describe("the scenario engine", () => {
       expect(repo.runs.get(1001)).toMatchObject({ status: "completed", conclusion: "failure" });
     });
 
+    it("never stamps a change before the one logged ahead of it", () => {
+      const { world, engine, setNow } = moving();
+      const repo = world.requireRepo("acme/widgets");
+      setNow(T0 + 1_000);
+      world.touch(repo, "test.now", {});
+      // Scheduled for an instant already behind the log (a motion at its run's own start).
+      engine.schedule(T0 + 500, "late", () => world.touch(repo, "test.late", {}));
+      engine.tick(T0 + 1_000);
+      expect(world.changes().find((c) => c.kind === "test.late")?.at).toBe(T0 + 1_000);
+      const times = world.changes().map((c) => c.at);
+      expect(times).toEqual([...times].sort((x, y) => x - y));
+    });
+
     it("stamps late-applied changes with their scheduled instants", () => {
       const { world, engine } = moving();
       engine.tick(T0 + 100_000);
