@@ -31,7 +31,7 @@ export interface LifecycleConfig {
    * the check-runs guard, as a slow backstop (commit statuses keep their own cadence). @defaultValue 120_000
    */
   readonly checksBackstopMs: number;
-  /** Per open PR: the review-comments guard (0 disables; new comments also bump the PR list). @defaultValue 300_000 */
+  /** Per open PR with a review: the review-comments guard (0 disables; new comments also bump the PR list). @defaultValue 300_000 */
   readonly commentsIntervalMs: number;
   /** Every open PR is re-read at least this often even when no guard moved; 0 disables. @defaultValue 1_800_000 */
   readonly backstopIntervalMs: number;
@@ -176,7 +176,7 @@ export const LIFECYCLE_SETTING_DESCRIPTIONS: Readonly<Record<keyof LifecycleConf
   idleIntervalMs: "Per PR quiet for longer: how often its guards are read.",
   idleAfterMs: "A PR unchanged this long counts as idle.",
   commentsIntervalMs:
-    "Per open PR: the review-comments guard (0 disables; new comments also bump the PR list).",
+    "Per open PR with a review: the review-comments guard (0 disables; new comments also bump the PR list).",
   backstopIntervalMs: "Every open PR is re-read at least this often even when no guard moved; 0 disables.",
   enrichmentBatchSize: "PRs per enrichment query (25 → 1 point; up to 37 still 1 point; 50 → 2).",
   detectionBatchSize: "Branches per detection query (up to 149 cost 1 point).",

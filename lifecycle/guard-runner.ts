@@ -20,7 +20,13 @@ import {
   scanPullPage,
   statusesFromBody,
 } from "./core/guard-outcome.js";
-import { type GuardRequest, type PrGuardState, planGuards, repoPullsPath } from "./core/guard-plan.js";
+import {
+  type GuardRequest,
+  hasReviewActivity,
+  type PrGuardState,
+  planGuards,
+  repoPullsPath,
+} from "./core/guard-plan.js";
 import type { PrObservation } from "./core/merge-observation.js";
 import { mapCiState } from "./core/pr-enrichment.js";
 import type { PrFacts } from "./core/pr-facts.js";
@@ -67,7 +73,8 @@ interface RunCounters {
 /**
  * One conditional GET. Its charge counts toward the REST spend rate (which may stretch intervals)
  * unless it is the very first read of that guard: baselining every guard once is a one-off cost
- * at start, not the recurring cost of polling, and must not throttle the loop for ten minutes.
+ * (at start; a review-comments guard when its PR first shows a review), not the recurring cost of
+ * polling, and must not throttle the loop for ten minutes.
  */
 async function get(
   ctx: LifecycleContext,
@@ -130,6 +137,7 @@ function prGuardState(ctx: LifecycleContext, track: PrTrack): PrGuardState {
     lastCommentsAt: track.lastCommentsAt,
     readByAgentsAt: track.readByAgentsAt,
     checksBackstop: backstop,
+    reviewed: facts ? hasReviewActivity(facts) : false,
   };
 }
 

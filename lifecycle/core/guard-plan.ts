@@ -8,7 +8,11 @@
  * - per open PR, on its cadence: the check runs of its head SHA (filter=latest, one page of 100, so
  *   any check moving changes the ETag; AO's per_page=1 only saw the first), and the combined commit
  *   status when the PR has status contexts. Check runs and statuses do not bump updated_at.
- * - per open PR, every `commentsIntervalMs`: the newest review comment (new threads and replies).
+ * - per open PR that shows review activity (`hasReviewActivity`: a review, an unresolved thread),
+ *   every `commentsIntervalMs`: the newest review comment (new threads, replies, edits). A review
+ *   comment always belongs to a review, so a PR with none has no review comments, and the first one
+ *   comes with a review, which moves the PR's updated_at (the PR-list guard) and shows in its facts:
+ *   its first (baseline, charged) read waits for that (decision 0028).
  * - per repository, every `actionsIntervalMs` (when the cache listens): the workflow runs
  *   (core/actions-runs.ts). A PR whose head's check runs all come from Actions and whose runs that
  *   guard watches has its check-runs guard only as a backstop (`checksBackstopMs`); its statuses
@@ -22,6 +26,7 @@ import { DEFAULT_LIFECYCLE_CONFIG } from "../config.js";
 import { actionsRunsPath } from "./actions-runs.js";
 import { type CadenceOptions, prPollInterval } from "./cadence.js";
 import type { CiStatus } from "./pr-enrichment.js";
+import type { PrFacts } from "./pr-facts.js";
 import { parseRepo } from "./repo-ref.js";
 
 export interface RepoGuardState {
@@ -52,6 +57,30 @@ export interface PrGuardState {
   readonly lastStatusAt?: number | null;
   /** The repository's Actions guard watches this head's check runs: check-runs is a backstop. */
   readonly checksBackstop?: boolean;
+  /**
+   * The PR's facts show review activity (`hasReviewActivity`): only then can it hold review
+   * comments, and only then is its review-comments guard planned.
+   */
+  readonly reviewed: boolean;
+}
+
+/** Review decisions only a submitted review gives (REVIEW_REQUIRED and null need none). */
+const DECIDED = new Set(["APPROVED", "CHANGES_REQUESTED"]);
+
+/**
+ * Whether a PR can have review comments, by its facts: GitHub files every review comment under a
+ * review (a lone line comment submits one), so a PR whose last reviews are none, with no
+ * unresolved thread and no decision a review gives, has none; its first comes with a review,
+ * which moves updated_at (the PR-list guard re-reads the facts) and shows here.
+ */
+export function hasReviewActivity(
+  facts: Pick<PrFacts, "reviews" | "reviewDecision" | "unresolvedThreadIds">,
+): boolean {
+  return (
+    facts.reviews.length > 0 ||
+    facts.unresolvedThreadIds.length > 0 ||
+    (facts.reviewDecision !== null && DECIDED.has(facts.reviewDecision))
+  );
 }
 
 export type GuardKind =
@@ -253,7 +282,8 @@ export function planGuards(input: GuardPlanInput): GuardRequest[] {
         ),
       );
     }
-    if (options.commentsIntervalMs <= 0) continue;
+    // Without a review there is no review comment to watch: not due, nothing spent (decision 0028).
+    if (options.commentsIntervalMs <= 0 || !pr.reviewed) continue;
     const commentsDue = urgency(pr.lastCommentsAt, options.commentsIntervalMs * stretch, now, input.cycleMs);
     if (commentsDue !== undefined) {
       prGuards.push(

@@ -7,7 +7,12 @@ import {
   scanPullPage,
   statusesFromBody,
 } from "../../../lifecycle/core/guard-outcome.js";
-import { type GuardPlanOptions, type PrGuardState, planGuards } from "../../../lifecycle/core/guard-plan.js";
+import {
+  type GuardPlanOptions,
+  hasReviewActivity,
+  type PrGuardState,
+  planGuards,
+} from "../../../lifecycle/core/guard-plan.js";
 import { check, facts, T0 } from "./support/facts.js";
 
 const OPTIONS: GuardPlanOptions = {
@@ -32,6 +37,7 @@ const pr = (over: Partial<PrGuardState> = {}): PrGuardState => ({
   commentsEtag: undefined,
   lastChecksAt: T0,
   lastCommentsAt: T0,
+  reviewed: true,
   ...over,
 });
 const plan = (prs: PrGuardState[], now: number, extra: { stretch?: number; maxRequests?: number } = {}) =>
@@ -160,6 +166,73 @@ describe("guard planning", () => {
     expect(plan([pr()], T0 + 300_000).map((g) => g.kind)).toContain("review-comments");
     expect(plan([pr({ open: false })], T0 + 300_000).map((g) => g.kind)).toEqual(["repo-prs"]);
     expect(plan([pr({ headSha: null })], T0 + 300_000).map((g) => g.kind)).toEqual(["repo-prs"]);
+  });
+
+  describe("review comments wait for the PR's first review (decision 0028)", () => {
+    const comments = (p: PrGuardState, now: number) =>
+      plan([p], now).filter((g) => g.kind === "review-comments");
+
+    it("plans no review-comments guard for a PR with no review, never read or long due", () => {
+      // Never read (the charged baseline): not due until a review shows.
+      expect(comments(pr({ reviewed: false, lastCommentsAt: null }), T0)).toEqual([]);
+      // Read before (a review since withdrawn from the facts' view): still nothing to watch.
+      expect(comments(pr({ reviewed: false }), T0 + 3_600_000)).toEqual([]);
+      // Its other guards are untouched.
+      expect(plan([pr({ reviewed: false, lastCommentsAt: null })], T0 + 120_000).map((g) => g.kind)).toEqual([
+        "repo-prs",
+        "check-runs",
+      ]);
+    });
+
+    it("plans the baseline read at once when the facts first show a review", () => {
+      const before = facts({ number: 1 });
+      const after = facts({
+        number: 1,
+        reviews: [{ author: "hubot", state: "COMMENTED", submittedAt: T0 + 5_000 }],
+      });
+      const state = (f: typeof before) => pr({ lastCommentsAt: null, reviewed: hasReviewActivity(f) });
+      expect(comments(state(before), T0 + 10_000)).toEqual([]);
+      expect(comments(state(after), T0 + 10_000)).toEqual([
+        {
+          kind: "review-comments",
+          repo: "acme/widgets",
+          number: 1,
+          path: "/repos/acme/widgets/pulls/1/comments?sort=updated&direction=desc&per_page=1",
+          urgency: Number.POSITIVE_INFINITY,
+        },
+      ]);
+    });
+
+    it("counts a review, an unresolved thread or a decision only a review gives as review activity", () => {
+      expect(hasReviewActivity(facts())).toBe(false);
+      expect(hasReviewActivity(facts({ reviewDecision: "REVIEW_REQUIRED" }))).toBe(false);
+      expect(
+        hasReviewActivity(facts({ reviews: [{ author: "a", state: "DISMISSED", submittedAt: T0 }] })),
+      ).toBe(true);
+      expect(hasReviewActivity(facts({ unresolvedThreadIds: ["t1"] }))).toBe(true);
+      expect(hasReviewActivity(facts({ reviewDecision: "APPROVED" }))).toBe(true);
+      expect(hasReviewActivity(facts({ reviewDecision: "CHANGES_REQUESTED" }))).toBe(true);
+    });
+
+    it("keeps a reviewed PR's guard as it was: every 5 minutes with its ETag, at once when never read", () => {
+      const reviewed = pr({ commentsEtag: 'W/"rc"' });
+      expect(comments(reviewed, T0 + 299_999)).toEqual([]);
+      expect(comments(reviewed, T0 + 300_000)).toEqual([
+        {
+          kind: "review-comments",
+          repo: "acme/widgets",
+          number: 1,
+          path: "/repos/acme/widgets/pulls/1/comments?sort=updated&direction=desc&per_page=1",
+          etag: 'W/"rc"',
+          urgency: 1,
+        },
+      ]);
+      expect(comments(pr({ lastCommentsAt: null }), T0)).toMatchObject([
+        { urgency: Number.POSITIVE_INFINITY },
+      ]);
+      // The same PR without a review: nothing.
+      expect(comments({ ...reviewed, reviewed: false }, T0 + 300_000)).toEqual([]);
+    });
   });
 
   it("stretches every interval by the budget factor", () => {

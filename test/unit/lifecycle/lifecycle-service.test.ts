@@ -127,6 +127,8 @@ describe("lifecycle service", () => {
 
     it("sees a merge and stops polling the merged PR", async () => {
       const { clock, gh, service, watchAll } = setup({ prs: 2 });
+      // Reviewed, so the open PR keeps a review-comments guard as well (decision 0028).
+      gh.pr("acme/gadgets", 1).reviews.push({ author: "hubot", state: "COMMENTED", submittedAt: T0 });
       await watchAll(2);
       await service.runCycle();
       const mergedSha = gh.pr("acme/widgets", 2).headSha;
@@ -140,6 +142,62 @@ describe("lifecycle service", () => {
       expect(gh.counts.paths.filter((p) => p.includes("/pulls?state=all"))).toHaveLength(2);
       expect(gh.counts.paths.some((p) => p.includes(mergedSha) || p.includes("/pulls/2/"))).toBe(false);
       expect(gh.counts.paths.some((p) => p.includes("/pulls/1/comments"))).toBe(true);
+    });
+  });
+
+  describe("the review-comments guard waits for a PR's first review (decision 0028)", () => {
+    const commentReads = (gh: ReturnType<typeof createFakeGitHub>, number: number) =>
+      gh.counts.paths.filter((p) => p.includes(`/pulls/${number}/comments`)).length;
+
+    it("reads no review comments of a PR without a review, and keeps a reviewed PR's guard on its cadence", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 2 });
+      gh.pr("acme/widgets", 2).reviews.push({ author: "hubot", state: "APPROVED", submittedAt: T0 });
+      await watchAll(2);
+      await service.runCycle();
+      // 11 minutes of cycles: PR 2's baseline and two 5-minute reads, none for PR 1.
+      for (let t = 0; t < 11 * 60_000; t += 10_000) {
+        clock.advance(10_000);
+        await service.runCycle();
+      }
+      expect(commentReads(gh, 1)).toBe(0);
+      expect(commentReads(gh, 2)).toBe(3);
+      // PR 1's other guards run as before.
+      expect(gh.counts.paths.some((p) => p.includes(gh.pr("acme/gadgets", 1).headSha))).toBe(true);
+    });
+
+    it("baselines the guard once the PR's first review shows in its facts, then sees a comment edited", async () => {
+      const { clock, gh, service, watchAll } = setup({ prs: 1 });
+      await watchAll(1);
+      await service.runCycle();
+      clock.advance(10_000);
+      await service.runCycle();
+      clock.advance(10_000);
+      await service.runCycle();
+      expect(commentReads(gh, 1)).toBe(0);
+      // A single line comment: a review with one comment; the PR's updated_at moves.
+      gh.update("acme/gadgets", 1, {
+        reviews: [{ author: "hubot", state: "COMMENTED", submittedAt: clock.now() }],
+        comments: [{ id: 11, updatedAt: clock.now() }],
+      });
+      clock.advance(10_000);
+      gh.resetCounts();
+      await service.runCycle(); // the PR-list guard moves; the refresh reads the review
+      expect(commentReads(gh, 1)).toBe(0);
+      expect(gh.invalidations.flatMap((i) => i.facets)).toContain("threads");
+      clock.advance(10_000);
+      gh.resetCounts();
+      await service.runCycle(); // the baseline read: it moves nothing
+      expect(commentReads(gh, 1)).toBe(1);
+      expect(gh.invalidations).toEqual([]);
+      // An edit (updated_at need not move): the guard's next read, 5 minutes on, sees it.
+      gh.pr("acme/gadgets", 1).comments[0] = { id: 11, updatedAt: clock.now() + 1_000 };
+      clock.advance(300_000);
+      gh.resetCounts();
+      await service.runCycle();
+      expect(commentReads(gh, 1)).toBe(1);
+      expect(gh.invalidations).toContainEqual(
+        expect.objectContaining({ pr: 1, facets: expect.arrayContaining(["threads"]) }),
+      );
     });
   });
 

@@ -42,6 +42,8 @@ export interface FakePr {
   checks: FakeCheck[];
   threads: { id: string; isResolved: boolean }[];
   comments: { id: number; updatedAt: number }[];
+  /** Submitted reviews, oldest first (a review comment belongs to one, as on GitHub). */
+  reviews: { author: string; state: string; submittedAt: number }[];
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -178,7 +180,13 @@ export function createFakeGitHub(
       ],
     }),
     reviewThreads: () => ({ totalCount: pr.threads.length, nodes: pr.threads }),
-    reviews: () => ({ nodes: [] }),
+    reviews: ({ last }: { last?: number }) => ({
+      nodes: pr.reviews.slice(Math.max(0, pr.reviews.length - (last ?? pr.reviews.length))).map((r) => ({
+        author: { __typename: "User", login: r.author },
+        state: r.state,
+        submittedAt: iso(r.submittedAt),
+      })),
+    }),
   });
 
   const root = {
@@ -409,6 +417,7 @@ export function createFakeGitHub(
         ],
         threads: [],
         comments: [],
+        reviews: [],
         ...input,
       };
       prs.set(key(pr.repo, pr.number), pr);
