@@ -129,6 +129,8 @@ export class WorldDriver {
       title: `Fix #${input.issue}`,
       body: `Closes #${input.issue}.`,
       head: input.branch,
+      // A PR with changes: its diff (`gh pr diff`) has files, so the bench can judge it.
+      files: [{ path: `src/module-${input.issue}.ts`, additions: 12, deletions: 3 }],
       ci: this.#ciSpec(input.ciFailed, input.rng, input.ciRunning, input.ciElapsedSimMs ?? 0),
     });
     if (result.number === undefined) throw new Error("world: open_pr returned no number");

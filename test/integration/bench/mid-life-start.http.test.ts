@@ -4,7 +4,7 @@
  * CI duration later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobsKey } from "../../../bench/core/facts.js";
+import { diffFacts, jobsKey } from "../../../bench/core/facts.js";
 import { createRng } from "../../../bench/core/rng.js";
 import { loadProfile } from "../../../bench/load-profile.js";
 import { TruthTracker } from "../../../bench/truth-tracker.js";
@@ -74,6 +74,22 @@ describe("WorldDriver.openPull mid-CI", () => {
     await sim.advance(20);
     const late = await jobs("ao/mid");
     expect(late.every((j) => j.status === "completed" && j.conclusion === "success")).toBe(true);
+  });
+
+  it("opens a PR with a diff the bench can judge", async () => {
+    const pr = world.openPull({
+      branch: "ao/diff",
+      issue: 2,
+      ciRunning: false,
+      ciFailed: false,
+      rng: createRng(4),
+    });
+    const answer = await fetch(`${sim.url}/repos/acme/widgets/pulls/${pr}`, {
+      headers: { authorization: `token ${sim.token}`, accept: "application/vnd.github.v3.diff" },
+    });
+    const facts = diffFacts("acme/widgets", pr, await answer.text());
+    expect(facts).toHaveLength(1);
+    expect(facts[0]?.value).toMatch(/^[0-9a-f]{7}:1$/);
   });
 
   it("starts a run from the beginning when nothing of it has passed", async () => {
