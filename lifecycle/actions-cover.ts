@@ -6,11 +6,32 @@
  * run the lifecycle's facts hold was on that page, and the guard's page watches the head's runs (or
  * they have all finished: see below). Such a PR's check-runs guard is only a backstop, and its
  * checks are vouched for as of the Actions guard's last confirmation.
+ *
+ * "The last check-runs page read for the current head" may also be the lifecycle's own GraphQL
+ * snapshot of the head (learnChecksFromSnapshot): it lists every check of the head with each check
+ * run's app, which is what that page was read for. A new head is then covered from its first
+ * enrichment on, without a charged REST read (its check-runs guard waits for the backstop).
  */
 import { watchesHead } from "./core/actions-runs.js";
 import type { PrFacts } from "./core/pr-facts.js";
 import { normalizeRepo } from "./core/repo-ref.js";
 import type { PrTrack, RepoTrack, SessionIndex } from "./session-index.js";
+
+/**
+ * Takes what a GraphQL snapshot (read at `observedAt`) says of the head's check runs as a
+ * check-runs page read then: when it lists every check (none cut at the page size) and says every
+ * check run's app is GitHub Actions. Anything less leaves the track as it was.
+ */
+export function learnChecksFromSnapshot(track: PrTrack, snapshot: PrFacts, observedAt: number): void {
+  if (snapshot.checksAllActions !== true || snapshot.checksTotal > snapshot.checks.length) return;
+  if (track.checksSha !== snapshot.headSha) {
+    track.checksSha = snapshot.headSha;
+    track.checksEtag = undefined; // the ETag was another head's page
+  }
+  track.checksActionsOnly = true;
+  track.checksNames = new Set(snapshot.checks.filter((c) => c.kind === "check-run").map((c) => c.name));
+  track.checksConfirmedAt = Math.max(track.checksConfirmedAt ?? observedAt, observedAt);
+}
 
 /** The repository's Actions guard answers (so Actions answers follow its moves, not a repo-wide one). */
 export function actionsWatching(repo: RepoTrack | undefined): boolean {

@@ -6,6 +6,7 @@
  * (deleted, no access) backs off instead of being asked for forever.
  */
 
+import { learnChecksFromSnapshot } from "./actions-cover.js";
 import { ALL_FACETS, type ChangedFacet, facetsStillToMove } from "./core/changed-facets.js";
 import { type BranchTarget, buildDetectionQuery, parseDetectionAnswer } from "./core/detection-query.js";
 import {
@@ -178,6 +179,7 @@ export async function runEnrichment(
         continue;
       }
       track.failures = 0;
+      learnChecksFromSnapshot(track, facts, observedAt);
       for (const id of [...track.sessions]) {
         const result = apply(
           ctx,

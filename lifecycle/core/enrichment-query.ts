@@ -82,7 +82,7 @@ export function prFragment(options: EnrichmentQueryOptions = {}): string {
   headRefName headRefOid baseRefName updatedAt totalCommentsCount
   commits(last: 1) { nodes { commit { oid statusCheckRollup { state
     contexts(first: ${contexts}) { totalCount nodes { __typename
-      ... on CheckRun { name status conclusion detailsUrl startedAt completedAt }
+      ... on CheckRun { name status conclusion detailsUrl startedAt completedAt checkSuite { app { slug } } }
       ... on StatusContext { context state targetUrl createdAt } } } } } } }
   reviewThreads(last: ${threads}) { totalCount nodes { id isResolved } }
   reviews(last: ${reviews}) { nodes { author { login } state submittedAt } }

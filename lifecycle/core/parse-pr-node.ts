@@ -63,9 +63,15 @@ export function parsePrNode(repo: string, node: unknown, observedAt: number): Pr
   const lastCommit = asArray(dig(pr, "commits", "nodes"))[0];
   const rollup = asObject(dig(lastCommit, "commit", "statusCheckRollup"));
   const contexts = asObject(rollup?.contexts);
-  const checks = asArray(contexts?.nodes)
-    .map(parseContext)
-    .filter((c): c is CheckFact => c !== undefined);
+  const nodes = asArray(contexts?.nodes);
+  const checks = nodes.map(parseContext).filter((c): c is CheckFact => c !== undefined);
+  // Known only when every check run node carries its app (the enrichment asks; other queries may not).
+  const runApps = nodes
+    .filter((n) => asObject(n)?.__typename === "CheckRun")
+    .map((n) => asString(dig(n, "checkSuite", "app", "slug")));
+  const checksAllActions = runApps.every((slug) => slug !== undefined)
+    ? runApps.every((slug) => slug === "github-actions")
+    : undefined;
   const threads = asArray(dig(pr, "reviewThreads", "nodes"));
   const unresolvedThreadIds = threads
     .filter((t) => asBoolean(dig(t, "isResolved")) === false)
@@ -96,6 +102,7 @@ export function parsePrNode(repo: string, node: unknown, observedAt: number): Pr
       .map(parseReview)
       .filter((r): r is ReviewFact => r !== undefined),
     ...(totalCommentsCount !== undefined ? { totalCommentsCount } : {}),
+    ...(checksAllActions !== undefined ? { checksAllActions } : {}),
     observedAt,
   };
 }

@@ -68,6 +68,11 @@ export interface PrFacts {
    * (a webhook, a REST guard, facts stored before the enrichment asked for it): not known.
    */
   readonly totalCommentsCount?: number;
+  /**
+   * Every check run among `checks` comes from GitHub Actions (the enrichment reads each one's app);
+   * absent when the source did not say (a webhook, a REST guard, older stored facts).
+   */
+  readonly checksAllActions?: boolean;
   /** Local epoch ms at which the observation that last replaced these facts was requested. */
   readonly observedAt: number;
 }

@@ -48,7 +48,7 @@ describe("lifecycle GraphQL queries", () => {
         "headRefOid",
         "statusCheckRollup",
         "contexts(first:",
-        "... on CheckRun { name status conclusion detailsUrl startedAt completedAt }",
+        "... on CheckRun { name status conclusion detailsUrl startedAt completedAt checkSuite { app { slug } } }",
         "... on StatusContext { context state targetUrl",
         "reviewThreads(last:",
         "reviews(last: 5)",
@@ -66,6 +66,44 @@ describe("lifecycle GraphQL queries", () => {
   });
 
   describe("when parsing an enrichment answer", () => {
+    it("says every check run is GitHub Actions' only when each names its app", () => {
+      const built = buildEnrichmentQuery([{ repo: "acme/widgets", number: 1 }]);
+      const answer = (runs: unknown[]) => ({
+        r0: {
+          p1: {
+            number: 1,
+            state: "OPEN",
+            headRefOid: "abc",
+            updatedAt: "2026-04-01T12:00:00Z",
+            commits: {
+              nodes: [
+                {
+                  commit: {
+                    statusCheckRollup: {
+                      state: "PENDING",
+                      contexts: { totalCount: runs.length, nodes: runs },
+                    },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      });
+      const run = (name: string, slug?: string) => ({
+        __typename: "CheckRun",
+        name,
+        status: "IN_PROGRESS",
+        ...(slug ? { checkSuite: { app: { slug } } } : {}),
+      });
+      const allActions = (runs: unknown[]) =>
+        parseEnrichmentAnswer(answer(runs), built, 1)[0]?.facts?.checksAllActions;
+      expect(allActions([run("build", "github-actions"), run("test", "github-actions")])).toBe(true);
+      expect(allActions([run("build", "github-actions"), run("deploy", "vercel")])).toBe(false);
+      expect(allActions([run("build", "github-actions"), run("test")])).toBeUndefined();
+      expect(allActions([])).toBe(true);
+    });
+
     it("maps each alias back to its PR and skips missing or malformed nodes", () => {
       const built = buildEnrichmentQuery([
         { repo: "acme/widgets", number: 1 },

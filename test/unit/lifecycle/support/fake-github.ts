@@ -172,6 +172,7 @@ export function createFakeGitHub(
                         detailsUrl: `https://ci.example/${c.name}`,
                         startedAt: iso(c.startedAt),
                         completedAt: iso(c.completedAt),
+                        checkSuite: { app: { slug: c.app ?? "github-actions" } },
                       })),
                     }),
                   },
