@@ -35,6 +35,8 @@ import { isStepStopped, type StepClock } from "./step-clock.js";
 import type { StepRecorder } from "./step-recorder.js";
 import type { WorldDriver } from "./world-driver.js";
 
+const midpoint = (range: { min: number; max: number }): number => (range.min + range.max) / 2;
+
 export type AgentPhase = "work" | "ci" | "review" | "fix";
 
 export interface AgentStart {
@@ -301,6 +303,7 @@ export class AgentSession {
       ciRunning: phase === "ci",
       ciFailed,
       ciElapsedSimMs: phase === "ci" ? elapsed * this.#d.world.ciSimMs : 0,
+      ciCreatedAgoSimMs: this.#midLifeRunAgeSimMs(phase, elapsed, ciFailed),
       rng: d,
     });
     this.#pushes = 1;
@@ -313,6 +316,21 @@ export class AgentSession {
       this.#reviewsScheduled = 1;
       this.#reviewsSeen = 1;
     }
+  }
+
+  /**
+   * How long ago a mid-life session's run was created: the part of CI behind it, plus the review
+   * wait and the fix behind it (their means). Runs of PRs further along are older, so the runs
+   * list puts the running ones first, as a world that had been running would: the Actions guard's
+   * page, which holds the newest runs, then covers them from the start, not only after a warm-up.
+   */
+  #midLifeRunAgeSimMs(phase: AgentPhase, elapsed: number, ciFailed: boolean): number {
+    const ciMs = this.#d.world.ciSimMs;
+    const reviewMs = midpoint(this.#d.profile.world.reviewDelayS) * 1000;
+    const fixMs = midpoint(this.#agent.fixS) * 1000;
+    if (phase === "ci") return elapsed * ciMs;
+    if (phase === "review") return ciMs + elapsed * reviewMs;
+    return ciMs + (ciFailed ? 0 : reviewMs) + elapsed * fixMs;
   }
 
   async #firstIssueView(comments: boolean): Promise<void> {

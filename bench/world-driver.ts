@@ -70,12 +70,13 @@ export class WorldDriver {
    * duration are what is left of them now, and a job already finished completes at once (a
    * zero-length motion), so every timestamp it carries is a real instant of the run.
    */
-  #ciSpec(failed: boolean, rng: Rng, moving: boolean, elapsedSimMs = 0) {
+  #ciSpec(failed: boolean, rng: Rng, moving: boolean, elapsedSimMs = 0, createdAgoSimMs = elapsedSimMs) {
     const jobs = this.#o.world.ciJobs;
     const failing = failed ? rng.int(0, jobs.length - 1) : -1;
     const elapsedS = elapsedSimMs / 1000;
     return {
       workflowId: BENCH_WORKFLOW_ID,
+      ...(createdAgoSimMs > 0 ? { createdAgoS: createdAgoSimMs / 1000 / this.#o.scale } : {}),
       jobs: jobs.map((job, i) => {
         const startAfterS = Math.max(0, job.startAfterS - elapsedS);
         const durationS = Math.max(0, job.durationS - Math.max(0, elapsedS - job.startAfterS));
@@ -114,7 +115,9 @@ export class WorldDriver {
 
   /**
    * An already-open PR for a session that starts mid-life; returns its number. With `ciRunning`,
-   * its CI run started `ciElapsedSimMs` ago (0 = it starts now).
+   * its CI run started `ciElapsedSimMs` ago (0 = it starts now). `ciCreatedAgoSimMs` (default
+   * `ciElapsedSimMs`) dates the run's record: a finished run was created before any running one,
+   * so the runs list is ordered as a world that had been running would order it.
    */
   openPull(input: {
     branch: string;
@@ -122,6 +125,7 @@ export class WorldDriver {
     ciRunning: boolean;
     ciFailed: boolean;
     ciElapsedSimMs?: number;
+    ciCreatedAgoSimMs?: number;
     rng: Rng;
   }): number {
     const result = this.#inject({
@@ -131,7 +135,13 @@ export class WorldDriver {
       head: input.branch,
       // A PR with changes: its diff (`gh pr diff`) has files, so the bench can judge it.
       files: [{ path: `src/module-${input.issue}.ts`, additions: 12, deletions: 3 }],
-      ci: this.#ciSpec(input.ciFailed, input.rng, input.ciRunning, input.ciElapsedSimMs ?? 0),
+      ci: this.#ciSpec(
+        input.ciFailed,
+        input.rng,
+        input.ciRunning,
+        input.ciElapsedSimMs ?? 0,
+        input.ciCreatedAgoSimMs ?? input.ciElapsedSimMs ?? 0,
+      ),
     });
     if (result.number === undefined) throw new Error("world: open_pr returned no number");
     return result.number;

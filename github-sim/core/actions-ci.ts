@@ -25,8 +25,14 @@ function touchPullsAt(world: World, repo: SimRepo, sha: string): void {
   }
 }
 
-export function startWorkflowRun(world: World, repo: SimRepo, input: Omit<RunInput, "at">): SimWorkflowRun {
-  const run = buildWorkflowRun(world, repo, { ...input, at: world.now() });
+/** A new run, recorded as a change now; `createdAt` (default now) backdates its record only. */
+export function startWorkflowRun(
+  world: World,
+  repo: SimRepo,
+  input: Omit<RunInput, "at">,
+  createdAt: number = world.now(),
+): SimWorkflowRun {
+  const run = buildWorkflowRun(world, repo, { ...input, at: Math.min(createdAt, world.now()) });
   world.touch(repo, "workflow_run.requested", { id: run.id }, run);
   for (const id of run.jobIds) {
     const job = repo.checkRuns.get(id);

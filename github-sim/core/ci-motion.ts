@@ -61,8 +61,9 @@ export function startCi(
   const workflowId = input.spec.workflowId ?? repo.workflows.keys().next().value;
   if (workflowId === undefined)
     throw new WorldError("UNPROCESSABLE", `${repo.fullName} has no workflow for CI`);
+  const createdAt = input.at - (input.spec.createdAgoS ?? 0) * 1000;
   const jobs = input.spec.jobs.map((job, i) => {
-    const base = staticJob(job, i, input.at);
+    const base = staticJob(job, i, createdAt);
     return isMoving(job)
       ? { ...base, status: "queued" as const, conclusion: null, startedAt: null, completedAt: null }
       : base;
@@ -77,8 +78,8 @@ export function startCi(
     jobs,
   };
   const run = input.record
-    ? startWorkflowRun(world, repo, runInput)
-    : buildWorkflowRun(world, repo, { ...runInput, at: input.at });
+    ? startWorkflowRun(world, repo, runInput, createdAt)
+    : buildWorkflowRun(world, repo, { ...runInput, at: createdAt });
   input.spec.jobs.forEach((job, i) => {
     if (!isMoving(job)) return;
     const id = run.jobIds[i];

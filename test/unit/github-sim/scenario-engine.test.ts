@@ -90,6 +90,27 @@ describe("the scenario engine", () => {
       expect(engine.pending()).toBeGreaterThanOrEqual(2);
     });
 
+    it("dates a run created before the event back, and logs its creation now", () => {
+      const { world, engine, setNow } = moving();
+      setNow(T0 + 1_000_000);
+      const event = parseSimEvent({
+        type: "open_pr",
+        title: "Born mid-life",
+        head: "feature/older",
+        ci: { createdAgoS: 600, jobs: [{ name: "build", conclusion: "success" }] },
+      });
+      if (!event.ok) throw new Error(event.message);
+      applyEvent({ world, engine, defaultRepo: "acme/widgets" }, event.value);
+      const repo = world.requireRepo("acme/widgets");
+      const run = [...repo.runs.values()].find((r) => r.headBranch === "feature/older");
+      expect(run?.createdAt).toBe(T0 + 400_000);
+      const job = repo.checkRuns.get(run?.jobIds[0] ?? -1);
+      // The static job finished in the past, not a minute after the event.
+      expect(job?.completedAt).toBeLessThan(T0 + 1_000_000);
+      const logged = world.changes().find((c) => c.kind === "workflow_run.requested" && c.at > T0);
+      expect(logged?.at).toBe(T0 + 1_000_000);
+    });
+
     it("refuses what GitHub refuses, in GitHub's words", () => {
       const { world, engine } = moving();
       const event = parseSimEvent({ type: "review", pr: 1, author: "octocat", state: "APPROVED" });
