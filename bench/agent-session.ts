@@ -13,7 +13,7 @@
 import { setMaxListeners } from "node:events";
 import type { Orchestrator, SessionChannel, SessionSpec } from "./arms/arm-types.js";
 import type { Bindings } from "./core/capture-template.js";
-import type { AgentLoopCommand, PhaseLoop, Profile } from "./core/profile-schema.js";
+import { type AgentLoopCommand, type PhaseLoop, type Profile, rangeMean } from "./core/profile-schema.js";
 import type { Rng } from "./core/rng.js";
 import {
   apiPullComments,
@@ -34,8 +34,6 @@ import type { CommandOutcome, ReplayContext } from "./replay/replay-types.js";
 import { isStepStopped, type StepClock } from "./step-clock.js";
 import type { StepRecorder } from "./step-recorder.js";
 import type { WorldDriver } from "./world-driver.js";
-
-const midpoint = (range: { min: number; max: number }): number => (range.min + range.max) / 2;
 
 export type AgentPhase = "work" | "ci" | "review" | "fix";
 
@@ -326,8 +324,8 @@ export class AgentSession {
    */
   #midLifeRunAgeSimMs(phase: AgentPhase, elapsed: number, ciFailed: boolean): number {
     const ciMs = this.#d.world.ciSimMs;
-    const reviewMs = midpoint(this.#d.profile.world.reviewDelayS) * 1000;
-    const fixMs = midpoint(this.#agent.fixS) * 1000;
+    const reviewMs = rangeMean(this.#d.profile.world.reviewDelayS) * 1000;
+    const fixMs = rangeMean(this.#agent.fixS) * 1000;
     if (phase === "ci") return elapsed * ciMs;
     if (phase === "review") return ciMs + elapsed * reviewMs;
     return ciMs + (ciFailed ? 0 : reviewMs) + elapsed * fixMs;

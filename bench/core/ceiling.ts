@@ -14,7 +14,7 @@
  * figures are per-life counts ÷ the life's length. Each limit ÷ its per-session-hour need gives the
  * sessions that limit allows; the smallest binds. Pure.
  */
-import type { Profile } from "./profile-schema.js";
+import { type Profile, rangeMean as mean } from "./profile-schema.js";
 import type { CeilingReport } from "./report-types.js";
 
 export interface CeilingLimits {
@@ -41,7 +41,6 @@ export const DEFAULT_CEILING_LIMITS: CeilingLimits = Object.freeze({
   prsPerQuery: 25,
 });
 
-const mean = (r: { min: number; max: number }): number => (r.min + r.max) / 2;
 const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** One life's expected length (s), its PR-open time (s) and its counts of writes and reads. */

@@ -26,6 +26,10 @@ const probability = z.number().min(0).max(1);
 const range = z
   .strictObject({ min: seconds, max: seconds })
   .refine((r) => r.min <= r.max, { message: "min must not exceed max" });
+/** The mean of a uniform draw from a profile's range. */
+export function rangeMean(r: { readonly min: number; readonly max: number }): number {
+  return (r.min + r.max) / 2;
+}
 const countRange = z
   .strictObject({ min: z.number().int().nonnegative(), max: z.number().int().nonnegative() })
   .refine((r) => r.min <= r.max, { message: "min must not exceed max" });

@@ -32,7 +32,7 @@ export function startWorkflowRun(
   input: Omit<RunInput, "at">,
   createdAt: number = world.now(),
 ): SimWorkflowRun {
-  const run = buildWorkflowRun(world, repo, { ...input, at: Math.min(createdAt, world.now()) });
+  const run = buildWorkflowRun(world, repo, { ...input, at: createdAt });
   world.touch(repo, "workflow_run.requested", { id: run.id }, run);
   for (const id of run.jobIds) {
     const job = repo.checkRuns.get(id);

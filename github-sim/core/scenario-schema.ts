@@ -63,11 +63,11 @@ export const ciSpecSchema = z.strictObject({
   event: z.string().min(1).optional(),
   /**
    * The run was created this long before the event or the scenario's start (a run under way or
-   * finished when the world begins): its created_at, run_started_at and its static jobs' times
-   * move back by it, so the runs list orders it among older runs. Moving jobs still move from
-   * the event on. @defaultValue 0
+   * finished when the world begins): its created_at and its static jobs' times move back by it
+   * (run_started_at follows its first job), so the runs list orders it among older runs. Moving
+   * jobs still move from the event on. At most a year. @defaultValue 0
    */
-  createdAgoS: z.number().nonnegative().optional(),
+  createdAgoS: z.number().nonnegative().max(31_536_000).optional(),
   jobs: z.array(jobSpecSchema).min(1),
   artifacts: z
     .array(

@@ -138,6 +138,19 @@ describe("the scenario engine", () => {
         },
         message: "conclusion",
       },
+      {
+        name: "run dated too far back",
+        input: {
+          repos: [
+            {
+              owner: "a",
+              name: "b",
+              pulls: [{ title: "t", head: "h", ci: { createdAgoS: 1e12, jobs: [{ name: "j" }] } }],
+            },
+          ],
+        },
+        message: "createdAgoS",
+      },
     ])("names the problem ($name)", ({ input, message }) => {
       const parsed = parseScenario(input);
       expect(parsed.ok).toBe(false);
