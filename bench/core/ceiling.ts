@@ -14,7 +14,7 @@
  * figures are per-life counts ÷ the life's length. Each limit ÷ its per-session-hour need gives the
  * sessions that limit allows; the smallest binds. Pure.
  */
-import { type Profile, rangeMean as mean } from "./profile-schema.js";
+import { rangeMean as mean, type Profile } from "./profile-schema.js";
 import type { CeilingReport } from "./report-types.js";
 
 export interface CeilingLimits {
