@@ -5,14 +5,17 @@
  * every phase the profile's background commands run on their own cadence (agents' polling loops).
  * The agent learns outcomes only from its own gh answers (closed loop): a stale answer delays it.
  *
- * Randomness: `decisions` draws, in a fixed order per life event, everything that shapes the
- * workload (durations, CI outcome, watch style, review verdict), so a session lives the same life
- * in every arm; `jitter` only spaces background polls.
+ * Randomness: `fates` (core/fates.ts) draws everything that shapes the workload (durations, CI
+ * outcome, watch style, review verdict), one evenly spread stream per kind shared by the step's
+ * sessions, so any window holds its share of failures, rejections and PR creates in every arm;
+ * `jitter` only spaces background polls.
  */
 
 import { setMaxListeners } from "node:events";
 import type { Orchestrator, SessionChannel, SessionSpec } from "./arms/arm-types.js";
 import type { Bindings } from "./core/capture-template.js";
+import { midLifeOdds } from "./core/ceiling.js";
+import { type Fates, phaseLength } from "./core/fates.js";
 import { type AgentLoopCommand, type PhaseLoop, type Profile, rangeMean } from "./core/profile-schema.js";
 import type { Rng } from "./core/rng.js";
 import {
@@ -55,7 +58,7 @@ export interface AgentDeps {
   readonly world: WorldDriver;
   readonly clock: StepClock;
   readonly recorder: StepRecorder;
-  readonly decisions: Rng;
+  readonly fates: Fates;
   readonly jitter: Rng;
   readonly signal: AbortSignal;
   /** AO's gh wrapper caches `gh issue view N` for 300 s (direct and proxy arms). */
@@ -221,7 +224,7 @@ export class AgentSession {
 
   /** Sets up the world for a session that starts mid-life (its PR, CI, review), then lives until merged or stopped. */
   async live(start: AgentStart): Promise<AgentEnd> {
-    const d = this.#d.decisions;
+    const fate = this.#d.fates;
     try {
       let phase: AgentPhase = start.phase;
       let ciFailedKnown = false;
@@ -229,9 +232,9 @@ export class AgentSession {
       // The share of the next fix still ahead: less than all of it only for a session born mid-fix.
       let fixShare = phase === "fix" ? 1 - elapsed : 1;
       if (phase === "work") {
-        const comments = d.chance(this.#agent.issueViewCommentsRate);
+        const comments = fate.stream("issue-view-comments").chance(this.#agent.issueViewCommentsRate);
         if (elapsed === 0) await this.#firstIssueView(comments);
-        const workMs = d.uniform(this.#agent.workS.min, this.#agent.workS.max) * 1000 * (1 - elapsed);
+        const workMs = phaseLength(fate.stream("work-length"), this.#agent.workS, elapsed) * 1000;
         await this.#phase("work", () => this.#sleep(workMs));
         phase = await this.#pushAndOpen();
       } else {
@@ -256,9 +259,10 @@ export class AgentSession {
           ciFailedKnown = false;
           phase = "fix";
         } else {
-          const fixMs = d.uniform(this.#agent.fixS.min, this.#agent.fixS.max) * 1000 * fixShare;
+          const fixMs = phaseLength(fate.stream("fix-length"), this.#agent.fixS, 1 - fixShare) * 1000;
           fixShare = 1;
-          const replying = !ciFailedKnown && d.chance(this.#agent.replyToReviewRate);
+          const replying =
+            !ciFailedKnown && fate.stream("review-reply").chance(this.#agent.replyToReviewRate);
           const afterReview = !ciFailedKnown;
           await this.#phase("fix", async () => {
             if (afterReview) {
@@ -292,9 +296,12 @@ export class AgentSession {
    * instead of waiting out whole phases first.
    */
   #openMidLife(phase: AgentPhase, elapsed: number): void {
-    const d = this.#d.decisions;
+    const fate = this.#d.fates;
+    const odds = midLifeOdds(this.#d.profile);
     const ciFailed =
-      phase === "fix" ? d.chance(0.5) : phase === "ci" && d.chance(this.#d.profile.world.ciFailureRate);
+      phase === "fix"
+        ? fate.stream("mid-life-fix-cause").chance(0.5)
+        : phase === "ci" && fate.stream("push-mid-life").chance(odds.ciFailure);
     this.#pr = this.#d.world.openPull({
       branch: this.#spec.branch,
       issue: this.#spec.issue,
@@ -302,14 +309,15 @@ export class AgentSession {
       ciFailed,
       ciElapsedSimMs: phase === "ci" ? elapsed * this.#d.world.ciSimMs : 0,
       ciCreatedAgoSimMs: this.#midLifeRunAgeSimMs(phase, elapsed, ciFailed),
-      rng: d,
+      rng: fate.stream("failing-job"),
     });
     this.#pushes = 1;
     void this.#d.orchestrator.prCreated(this.#spec, this.#pr);
-    if (phase === "ci" && !ciFailed) this.#scheduleReview(this.#d.world.ciSimMs * (1 - elapsed));
-    if (phase === "review") this.#scheduleReview(0, 1 - elapsed);
+    const midLife = { midLifeApprove: odds.approve };
+    if (phase === "ci" && !ciFailed) this.#scheduleReview(this.#d.world.ciSimMs * (1 - elapsed), 0, midLife);
+    if (phase === "review") this.#scheduleReview(0, elapsed, midLife);
     if (phase === "fix" && !ciFailed) {
-      const verdict = this.#d.world.reviewVerdict(0, d);
+      const verdict = this.#d.world.reviewVerdict(0, fate);
       this.#d.world.review(this.#pr, false, Math.max(1, verdict.comments));
       this.#reviewsScheduled = 1;
       this.#reviewsSeen = 1;
@@ -340,7 +348,7 @@ export class AgentSession {
 
   /** `git push` (free), then `gh pr create` the first time; the reviewer is booked if CI will pass. */
   async #pushAndOpen(): Promise<AgentPhase> {
-    const push = this.#d.world.push(this.#spec.branch, this.#pushes++, this.#d.decisions);
+    const push = this.#d.world.push(this.#spec.branch, this.#pushes++, this.#d.fates);
     if (this.#pr === undefined) {
       const created = await this.#run(
         [
@@ -364,13 +372,14 @@ export class AgentSession {
     return "ci";
   }
 
-  /** Books the reviewer `afterSimMs` plus `delayShare` of his drawn delay from now. */
-  #scheduleReview(afterSimMs: number, delayShare = 1): void {
+  /** Books the reviewer `afterSimMs` plus what is left of his delay (`elapsed` of it behind him) from now. */
+  #scheduleReview(afterSimMs: number, elapsed = 0, midLife?: { readonly midLifeApprove: number }): void {
     if (this.#pr === undefined) return;
-    const verdict = this.#d.world.reviewVerdict(this.#reviewsScheduled++, this.#d.decisions);
+    const round = this.#reviewsScheduled++;
+    const verdict = this.#d.world.reviewVerdict(midLife ?? round, this.#d.fates, elapsed);
     this.#d.world.scheduleReview(
       this.#pr,
-      afterSimMs + verdict.delaySimMs * delayShare,
+      afterSimMs + verdict.delaySimMs,
       verdict.approve,
       verdict.comments,
     );
@@ -379,7 +388,7 @@ export class AgentSession {
   /** Watches CI the way this push's agent chose; "failed" when it learned of a failure. */
   async #watchCi(): Promise<"passed" | "failed" | "unknown"> {
     const timeoutMs = this.#agent.phaseTimeoutS * 1000;
-    const style = this.#d.decisions.pick(this.#agent.ciWatch) ?? "none";
+    const style = this.#d.fates.stream("ci-watch").pick(this.#agent.ciWatch) ?? "none";
     if (style === "prChecksWatch" && this.#pr !== undefined) {
       const result = await this.#run(["pr", "checks", String(this.#pr), "--watch"], (ctx) =>
         prChecksWatch(ctx, timeoutMs),

@@ -20,6 +20,7 @@ import { type BrokerArmInfo, startBrokerArm } from "./arms/broker-arm.js";
 import type { BrokerProcessMode } from "./arms/broker-launcher.js";
 import { startTokenArm } from "./arms/token-arm.js";
 import { counterBreakdown, parseCounterSamples } from "./core/answer-breakdown.js";
+import { createFates } from "./core/fates.js";
 import { initialPhases } from "./core/initial-phases.js";
 import type { Profile } from "./core/profile-schema.js";
 import type { ArmName, StepResult } from "./core/report-types.js";
@@ -187,6 +188,8 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
     ...(input.arm === "broker" ? { scaledWait: brokerScaledWait, explain: true } : {}),
   });
   const world = new WorldDriver({ sim, world: profile.world, scale: timing.scale });
+  // One stream per kind of fate for the whole step: any window holds its share of each (core/fates.ts).
+  const fates = createFates(profile.seed);
   const stop = new AbortController();
   // Every session's sleeps listen on this one signal: hundreds at once is the design, not a leak.
   setMaxListeners(0, stop.signal);
@@ -271,7 +274,7 @@ async function runStepInner(input: StepInput): Promise<StepOutcome> {
         world,
         clock,
         recorder,
-        decisions: createRng(deriveSeed(profile.seed, `decisions-${index}`)),
+        fates,
         jitter: createRng(deriveSeed(profile.seed, `jitter-${index}`)),
         signal: stop.signal,
         wrapperCache: input.arm !== "broker",

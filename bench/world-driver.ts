@@ -6,6 +6,7 @@
  * staleness is measured against. All durations are simulated and scaled to wall time here.
  */
 import type { RunningSimulator, Scenario, SimEvent } from "../github-sim/index.js";
+import { type Fates, phaseLength } from "./core/fates.js";
 import type { Profile } from "./core/profile-schema.js";
 import type { Rng } from "./core/rng.js";
 
@@ -100,15 +101,16 @@ export class WorldDriver {
   }
 
   /** `git push` of a new commit on `branch`; starts CI that fails with the profile's odds. */
-  push(branch: string, attempt: number, rng: Rng): PushResult {
-    const failed = rng.chance(
-      attempt === 0 ? this.#o.world.ciFailureRate : this.#o.world.ciFailureRateAfterFix,
-    );
+  push(branch: string, attempt: number, fates: Fates): PushResult {
+    const failed =
+      attempt === 0
+        ? fates.stream("push-first").chance(this.#o.world.ciFailureRate)
+        : fates.stream("push-after-fix").chance(this.#o.world.ciFailureRateAfterFix);
     const result = this.#inject({
       type: "push",
       branch,
       message: attempt === 0 ? "Implement the task" : `Fix round ${attempt}`,
-      ci: this.#ciSpec(failed, rng, true),
+      ci: this.#ciSpec(failed, fates.stream("failing-job"), true),
     });
     return { sha: result.sha ?? "", ciSimMs: this.#ciSimMs(), failed };
   }
@@ -182,14 +184,28 @@ export class WorldDriver {
     this.#timers.add(timer);
   }
 
-  /** Review odds and comment count for review round `round` (0 = first). */
-  reviewVerdict(round: number, rng: Rng): { approve: boolean; comments: number; delaySimMs: number } {
+  /**
+   * Review odds, comment count and delay for review round `round` (0 = first; "mid-life": a
+   * session's first review when it was born part-way, at `midLifeApprove`, the steady state's
+   * mix of rounds); `elapsed` of the delay already behind a reviewer found part-way at t = 0
+   * (core/fates.ts `phaseLength`).
+   */
+  reviewVerdict(
+    round: number | { readonly midLifeApprove: number },
+    fates: Fates,
+    elapsed = 0,
+  ): { approve: boolean; comments: number; delaySimMs: number } {
     const w = this.#o.world;
-    const approve = rng.chance(round === 0 ? w.approveRate : w.approveRateAfterFix);
+    const approve =
+      typeof round !== "number"
+        ? fates.stream("review-mid-life").chance(round.midLifeApprove)
+        : round === 0
+          ? fates.stream("review-first").chance(w.approveRate)
+          : fates.stream("review-after-fix").chance(w.approveRateAfterFix);
     return {
       approve,
-      comments: approve ? 0 : rng.int(w.reviewComments.min, w.reviewComments.max),
-      delaySimMs: rng.uniform(w.reviewDelayS.min, w.reviewDelayS.max) * 1000,
+      comments: approve ? 0 : fates.stream("review-comments").int(w.reviewComments.min, w.reviewComments.max),
+      delaySimMs: phaseLength(fates.stream("review-delay"), w.reviewDelayS, elapsed) * 1000,
     };
   }
 

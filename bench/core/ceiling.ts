@@ -85,6 +85,21 @@ export function lifeModel(profile: Profile): LifeModel | undefined {
   };
 }
 
+/**
+ * The odds for a session found part-way through its life at t = 0, as the steady state mixes
+ * them: a session in CI may be on a push after a fix (which fails less often), one awaiting a
+ * review may be on a second round (which approves more often). The share of all pushes that fail
+ * is CI failures ÷ pushes per life; the share of reviews that approve is 1 ÷ reviews per life.
+ * The first round's odds alone (0.3 against 0.23 for the active profile) made a step's first
+ * minutes fail CI more often than its next ones (docs/decisions/0030).
+ */
+export function midLifeOdds(profile: Profile): { readonly ciFailure: number; readonly approve: number } {
+  const life = lifeModel(profile);
+  if (!life) return { ciFailure: profile.world.ciFailureRate, approve: profile.world.approveRate };
+  const pushes = 1 + life.ciFailures + life.reviewRejections;
+  return { ciFailure: life.ciFailures / pushes, approve: 1 / (1 + life.reviewRejections) };
+}
+
 export function computeCeiling(
   profile: Profile,
   limits: CeilingLimits = DEFAULT_CEILING_LIMITS,

@@ -3,7 +3,10 @@
  * agent population rather than N agents all reading their issues at once. Systematic sampling:
  * counts per phase follow the weights as closely as integers allow (5 sessions with weights
  * 0.4/0.25/0.2/0.15 give 2/1/1/1), with one random offset and a shuffle deciding which session
- * gets which. Each also gets how far into its first phase it already is. Pure.
+ * gets which. How far into its first phase each already is is systematic too: a phase's k-th of n
+ * sessions is (k + u) ÷ n through it, so its sessions leave it evenly over the phase's length
+ * (72 sessions in `work` end it at a steady rate, not in the clumps of independent draws, which
+ * moved a 240 s window's PR creates by ±20 %: docs/decisions/0030). Pure.
  */
 import type { Rng } from "./rng.js";
 
@@ -33,7 +36,22 @@ export function initialPhases<P extends string>(
       }
       x -= weight;
     }
-    out.push({ phase: chosen, elapsed: rng.next() });
+    out.push({ phase: chosen, elapsed: 0 });
+  }
+  const seen = new Map<P, number>();
+  const phaseOffset = new Map<P, number>();
+  const counts = new Map<P, number>();
+  for (const { phase } of out) counts.set(phase, (counts.get(phase) ?? 0) + 1);
+  for (let i = 0; i < out.length; i++) {
+    const phase = (out[i] as InitialPhase<P>).phase;
+    const k = seen.get(phase) ?? 0;
+    seen.set(phase, k + 1);
+    let u = phaseOffset.get(phase);
+    if (u === undefined) {
+      u = rng.next();
+      phaseOffset.set(phase, u);
+    }
+    out[i] = { phase, elapsed: (k + u) / (counts.get(phase) ?? 1) };
   }
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));

@@ -30,13 +30,17 @@ export function deriveSeed(seed: number, label: string): number {
 
 export function createRng(seed: number): Rng {
   let state = seed >>> 0;
-  const next = (): number => {
+  return rngFrom(() => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  });
+}
+
+/** The draws every stream offers, from its source of uniforms in [0, 1). */
+export function rngFrom(next: () => number): Rng {
   return {
     next,
     uniform: (min, max) => min + (max - min) * next(),

@@ -20,4 +20,19 @@ describe("initialPhases", () => {
     expect(phases.every((p) => p.phase === "work" && p.elapsed >= 0 && p.elapsed < 1)).toBe(true);
     expect(initialPhases({ work: 0 }, 3, createRng(1))).toEqual([]);
   });
+
+  it("spreads each phase's sessions evenly through it: the k-th of n is (k + u) / n along", () => {
+    const phases = initialPhases({ work: 0.4, ci: 0.25, review: 0.2, fix: 0.15 }, 179, createRng(1));
+    for (const phase of ["work", "ci", "review", "fix"]) {
+      const elapsed = phases
+        .filter((p) => p.phase === phase)
+        .map((p) => p.elapsed)
+        .sort((a, b) => a - b);
+      const n = elapsed.length;
+      const u = (elapsed[0] ?? 0) * n;
+      expect(u).toBeGreaterThanOrEqual(0);
+      expect(u).toBeLessThan(1);
+      for (const [k, e] of elapsed.entries()) expect(e).toBeCloseTo((k + u) / n, 9);
+    }
+  });
 });
