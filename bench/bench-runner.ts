@@ -37,7 +37,7 @@ import {
   type TieredPoint,
   tieredAnswer,
 } from "./core/tiered-search.js";
-import { budgetUsage, isBudgetReason } from "./core/verdict.js";
+import { budgetUsage, isBudgetReason, usageByBudget } from "./core/verdict.js";
 import { CostEstimator } from "./cost-estimator.js";
 import { BenchErrors } from "./errors.js";
 import { HttpTransport } from "./http-transport.js";
@@ -326,6 +326,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchRun> {
           sessions: next.sessions,
           pass: result.withinBudget,
           usage: budgetUsage(result),
+          usageByBudget: usageByBudget(result),
           budgetOnly: !result.withinBudget && result.reasons.every(isBudgetReason),
           tier: next.tier,
         });

@@ -59,6 +59,8 @@ export interface SearchPoint {
   readonly usage?: number | undefined;
   /** The step failed on the budgets alone (so its usage says where the boundary is). */
   readonly budgetOnly?: boolean | undefined;
+  /** Each budget's share apart (`usage` is the larger): GraphQL and REST grow differently with N. */
+  readonly usageByBudget?: { readonly graphql: number; readonly rest: number } | undefined;
 }
 
 /**
@@ -124,6 +126,34 @@ export function predictedBoundary(points: readonly SearchPoint[]): number | unde
   const slope = (top.usage - below.usage) / (top.sessions - below.sessions);
   const secant = top.sessions + (1 - top.usage) / slope;
   return Math.max(origin, Math.min(secant, origin * SECANT_CAP));
+}
+
+/** The exponent a power law through two scouts may take: ½ (strong sharing) to 1 (none). */
+const POWER_RANGE = { min: 0.5, max: 1 } as const;
+
+/**
+ * Where the first budget reaches 100 %, each budget fitted apart by a power law through the two
+ * largest passes (usage = a·N^k, k within ½–1): GraphQL grows more slowly than N as the broker
+ * shares more (quick's scouts on 3b4b75f: 5.4 % at 5 sessions, 48.6 % at 75, k = 0.81), REST
+ * about as N (4.2 %, 35.1 %). A line from the origin through the larger pass assumes k = 1 for
+ * both and put the first confirmation at 104 where the full run passed 179. Undefined without
+ * two passes that say each budget's usage.
+ */
+export function powerLawBoundary(points: readonly SearchPoint[]): number | undefined {
+  const passes = passesWithUsage(points).filter((p) => p.usageByBudget !== undefined);
+  const top = passes.at(-1);
+  const below = passes.at(-2);
+  if (top?.usageByBudget === undefined || below?.usageByBudget === undefined) return undefined;
+  let boundary = Number.POSITIVE_INFINITY;
+  for (const budget of ["graphql", "rest"] as const) {
+    const u2 = top.usageByBudget[budget];
+    const u1 = below.usageByBudget[budget];
+    if (!(u2 > 0)) continue;
+    const fitted = u1 > 0 && u2 > u1 ? Math.log(u2 / u1) / Math.log(top.sessions / below.sessions) : 1;
+    const k = Math.min(POWER_RANGE.max, Math.max(POWER_RANGE.min, fitted));
+    boundary = Math.min(boundary, top.sessions * (1 / u2) ** (1 / k));
+  }
+  return Number.isFinite(boundary) ? boundary : undefined;
 }
 
 function capGrowth(candidate: number, largestPass: number, options: SearchOptions): number {

@@ -4,7 +4,7 @@
  * 200 requests/s a step's wall time is about the same whatever the count), within a floor that
  * still spans several staleness bounds, guard periods and PR creates, and a ceiling; warm-up is
  * fixed. Quick confirms a count with the full run's window (sessionSeconds and floor the same,
- * the ceiling 600 s: they agree from 60 sessions up, docs/decisions/0024). The compression comes
+ * the ceiling 300 s: they agree from 120 sessions up, docs/decisions/0024, 0031). The compression comes
  * from core/time-scale.ts. `--window-s` pins the window for every step. Pure.
  */
 import { chooseTimeScale, planStep, type StepTiming } from "./time-scale.js";
@@ -66,10 +66,11 @@ export const FULL_PLAN: StepPlanOptions = Object.freeze({
 
 /**
  * A quick run's confirmation: the full run's window at each count (its session-seconds and floor),
- * its ceiling the quick one's 600 s (direct and proxy confirm at 2 sessions: 1,800 s would cost
- * ~62 s each), quick's warm-up and compression. Equal to the full run's window from 60 sessions up.
+ * its ceiling 300 s (direct and proxy confirm at 2 sessions, each ~22 s on 600 s, ~12 s on 300,
+ * and the broker's confirmation near the boundary needs those 20 s: docs/decisions/0031), quick's
+ * warm-up and compression. Equal to the full run's window from 120 sessions up.
  */
-export const QUICK_CONFIRM_MAX_WINDOW_S = 600;
+export const QUICK_CONFIRM_MAX_WINDOW_S = 300;
 
 export function confirmationPlan(
   scouts: StepPlanOptions,

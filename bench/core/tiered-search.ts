@@ -17,6 +17,7 @@ import {
   bracketClosed,
   nextSessions,
   PREDICT_SAFETY,
+  powerLawBoundary,
   predictedBoundary,
   type SearchOptions,
   type SearchPoint,
@@ -117,25 +118,34 @@ function scoutsReach(scouts: readonly SearchPoint[]): number {
 }
 
 /**
- * Where the first confirmation goes. While every scout passed: the boundary the scouts predict
- * (session-search.ts `predictedBoundary`: the line from the origin or through the two largest
- * passes) with their usage ÷ 0.7, lowered 5 % (`PREDICT_SAFETY`), never past the ceiling: with
- * steps sized by session-seconds a confirmation costs about the same at any count, so the time
- * no longer bounds it and a scout near the boundary predicts it (docs/decisions/0024). Otherwise
+ * Where the first confirmation goes. While every scout passed: 90 % of where the first budget
+ * reaches 100 % on power laws fitted to each budget through the two largest scouts
+ * (session-search.ts `powerLawBoundary`, `POWER_LAW_AIM`), never past the ceiling
+ * (docs/decisions/0031); scouts without each budget's usage fall back to the boundary
+ * `predictedBoundary` gives with their usage ÷ 0.7, lowered 5 % (docs/decisions/0024). Otherwise
  * the scouts' answer, lowered to where its usage leaves the margin.
  */
 export function firstConfirmation(scouts: readonly SearchPoint[], search?: SearchOptions): number {
   const best = sessionsToBudget(scouts);
   const reach = scoutsReach(scouts);
   if (search === undefined || best === 0 || scouts.some((p) => !p.pass)) return Math.min(best, reach);
+  const top = Math.min(search.max, search.ceiling ?? search.max);
+  const fitted = powerLawBoundary(scouts);
+  if (fitted !== undefined) return Math.max(1, Math.min(top, Math.floor(fitted * POWER_LAW_AIM)));
   const discounted = scouts.map((p) =>
     p.usage === undefined ? p : { ...p, usage: p.usage / SHORT_WINDOW_DISCOUNT },
   );
   const predicted = predictedBoundary(discounted);
   if (predicted === undefined) return best;
-  const top = Math.min(search.max, search.ceiling ?? search.max);
   return Math.max(1, Math.min(top, Math.floor(predicted * PREDICT_SAFETY)));
 }
+
+/**
+ * The first confirmation's aim inside the scouts' power-law boundary: 10 %, twice
+ * `PREDICT_SAFETY`, for a fit through two short steps; a quick run has time for one confirmation
+ * near the boundary, and one that fails leaves it nothing (docs/decisions/0031).
+ */
+export const POWER_LAW_AIM = 0.9;
 
 /** A substitute is worth a step only past the tolerance above the best pass. */
 const worthIt = (n: number, best: number, search: SearchOptions): boolean =>

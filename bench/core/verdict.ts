@@ -100,10 +100,19 @@ export function budgetUsage(
   figures: Pick<StepFigures, "graphqlPointsPerHour" | "restCorePerHour">,
   criteria: BudgetCriteria = DEFAULT_CRITERIA,
 ): number {
-  return Math.max(
-    figures.graphqlPointsPerHour / criteria.graphqlPointsPerHour,
-    figures.restCorePerHour / criteria.restCorePerHour,
-  );
+  const { graphql, rest } = usageByBudget(figures, criteria);
+  return Math.max(graphql, rest);
+}
+
+/** Each budget's share apart: GraphQL and REST grow differently with the session count. */
+export function usageByBudget(
+  figures: Pick<StepFigures, "graphqlPointsPerHour" | "restCorePerHour">,
+  criteria: BudgetCriteria = DEFAULT_CRITERIA,
+): { graphql: number; rest: number } {
+  return {
+    graphql: figures.graphqlPointsPerHour / criteria.graphqlPointsPerHour,
+    rest: figures.restCorePerHour / criteria.restCorePerHour,
+  };
 }
 
 /** A reason judgeStep gives for a budget overrun (GraphQL or REST per hour), not another criterion. */

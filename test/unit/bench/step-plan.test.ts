@@ -11,11 +11,11 @@ import {
 describe("stepTiming", () => {
   it.each([
     // sessions, scout window, confirmation window, full window
-    { n: 2, scout: 120, confirm: 600, full: 1800 },
-    { n: 5, scout: 120, confirm: 600, full: 1800 },
-    { n: 20, scout: 120, confirm: 600, full: 1800 },
-    { n: 60, scout: 100, confirm: 600, full: 600 },
-    { n: 80, scout: 75, confirm: 450, full: 450 },
+    { n: 2, scout: 120, confirm: 300, full: 1800 },
+    { n: 5, scout: 120, confirm: 300, full: 1800 },
+    { n: 20, scout: 120, confirm: 300, full: 1800 },
+    { n: 60, scout: 100, confirm: 300, full: 600 },
+    { n: 80, scout: 75, confirm: 300, full: 450 },
     { n: 120, scout: 60, confirm: 300, full: 300 },
     { n: 150, scout: 60, confirm: 240, full: 240 },
     { n: 500, scout: 60, confirm: 240, full: 240 },
@@ -28,17 +28,18 @@ describe("stepTiming", () => {
     },
   );
 
-  it("a confirmation costs ~the same wall time from 60 to 150 sessions at 200 requests/s (0024), where a 600 s floor cost ~2.2 s per session", () => {
+  it("a confirmation costs ~the same wall time from 120 to 150 sessions at 200 requests/s (0024), where a 600 s floor cost ~2.2 s per session; a 2-session one ~12 s (0031)", () => {
     const confirm = confirmationPlan(QUICK_PLAN);
     const seconds = (n: number) => expectedStepSeconds(stepTiming(n, 2400, confirm), confirm);
-    for (const n of [60, 80, 100, 120, 140, 150]) {
+    for (const n of [120, 140, 150]) {
       expect(seconds(n)).toBeGreaterThan(130);
       expect(seconds(n)).toBeLessThan(156);
     }
+    expect(seconds(2)).toBeLessThan(16);
     const old = { ...QUICK_PLAN, fixedWindowS: 600 };
     expect(expectedStepSeconds(stepTiming(120, 2400, old), old)).toBeGreaterThan(260);
-    // Quick confirms a count as the full run measures it from 60 sessions up (decision 0015).
-    for (const n of [60, 100, 137]) {
+    // Quick confirms a count as the full run measures it from 120 sessions up (decision 0015).
+    for (const n of [120, 137, 180]) {
       expect(stepTiming(n, 2400, confirm).measureSimS).toBe(stepTiming(n, 2400, FULL_PLAN).measureSimS);
       expect(stepTiming(n, 2400, confirm).scale).toBe(stepTiming(n, 2400, FULL_PLAN).scale);
     }
