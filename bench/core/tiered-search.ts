@@ -101,7 +101,10 @@ function affordable(
 /**
  * Short windows understate usage: the same commit's broker spent 27 %, 24 % and 19 % less per
  * hour on quick's 120–150 s windows than on 600 s ones at 40, 80 and 20 sessions (docs/decisions/0015).
- * The first confirmation aims where the scouts' usage, so discounted, stays within budget.
+ * After a scouting failure, and for scouts without each budget's usage, the first confirmation
+ * aims where the scouts' usage, so discounted, stays within budget. Measured when each session
+ * drew its own coins (before docs/decisions/0030); with evenly spread fates the scout at 75 spent
+ * more per session-hour than the confirmation at 104, so the all-pass case no longer uses it (0031).
  */
 export const SHORT_WINDOW_DISCOUNT = 0.7;
 
