@@ -1,7 +1,7 @@
 /**
  * The workload's fates — whether a push's CI fails, whether a review asks for changes, how long a
  * work phase lasts, how an agent watches CI — drawn so that any stretch of a step holds its share
- * of each. Every kind of fate has its own stream, a Weyl sequence frac(start + n·√p) (`PRIMES`):
+ * of each. Every kind of fate has its own stream, a Weyl sequence frac(start + n·√p) (`FATE_PRIMES`):
  * consecutive draws of one kind spread evenly over [0, 1), so of any n first pushes in a row
  * round(0.3·n) fail, give or take one or two, where a coin per session gave ±√(n·0.3·0.7).
  *
@@ -15,33 +15,31 @@
  */
 import { deriveSeed, type Rng, rngFrom } from "./rng.js";
 
-export const FATE_KINDS = [
-  "push-first",
-  "push-after-fix",
-  "failing-job",
-  "mid-life-fix-cause",
-  "review-first",
-  "review-after-fix",
-  "review-comments",
-  "review-delay",
-  "review-reply",
-  "work-length",
-  "fix-length",
-  "issue-view-comments",
-  "ci-watch",
-  "push-mid-life",
-  "review-mid-life",
-] as const;
-
-export type FateKind = (typeof FATE_KINDS)[number];
-
 /**
- * Each kind's step: the fractional part of √p for its own prime p. One step shared by two kinds
- * would tie their draws together (a review's verdict and its delay drawn in lockstep would fall on
- * one line of the square: approvals would all come early); square roots of distinct primes are
- * rationally independent, so pairs of kinds fill the square evenly too.
+ * Every kind of fate and its stream's step: the fractional part of √p for its own prime p. One
+ * step shared by two kinds would tie their draws together (a review's verdict and its delay drawn
+ * in lockstep would fall on one line of the square: approvals would all come early); square roots
+ * of distinct primes are rationally independent, so pairs of kinds fill the square evenly too.
  */
-const PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47] as const;
+const FATE_PRIMES = {
+  "push-first": 2,
+  "push-after-fix": 3,
+  "failing-job": 5,
+  "mid-life-fix-cause": 7,
+  "review-first": 11,
+  "review-after-fix": 13,
+  "review-comments": 17,
+  "review-delay": 19,
+  "review-reply": 23,
+  "work-length": 29,
+  "fix-length": 31,
+  "issue-view-comments": 37,
+  "ci-watch": 41,
+  "push-mid-life": 43,
+  "review-mid-life": 47,
+} as const;
+
+export type FateKind = keyof typeof FATE_PRIMES;
 
 export interface Fates {
   /** The stream of one kind of fate (the same object on every call). */
@@ -66,8 +64,8 @@ export function createFates(seed: number): Fates {
     stream(kind) {
       let rng = streams.get(kind);
       if (rng === undefined) {
-        const prime = PRIMES[FATE_KINDS.indexOf(kind)] ?? 53;
-        rng = rngFrom(weylSequence(deriveSeed(seed, `fate-${kind}`) / 4294967296, Math.sqrt(prime)));
+        const start = deriveSeed(seed, `fate-${kind}`) / 4294967296;
+        rng = rngFrom(weylSequence(start, Math.sqrt(FATE_PRIMES[kind])));
         streams.set(kind, rng);
       }
       return rng;

@@ -38,19 +38,13 @@ export function initialPhases<P extends string>(
     }
     out.push({ phase: chosen, elapsed: 0 });
   }
-  const seen = new Map<P, number>();
-  const phaseOffset = new Map<P, number>();
   const counts = new Map<P, number>();
   for (const { phase } of out) counts.set(phase, (counts.get(phase) ?? 0) + 1);
-  for (let i = 0; i < out.length; i++) {
-    const phase = (out[i] as InitialPhase<P>).phase;
-    const k = seen.get(phase) ?? 0;
-    seen.set(phase, k + 1);
-    let u = phaseOffset.get(phase);
-    if (u === undefined) {
-      u = rng.next();
-      phaseOffset.set(phase, u);
-    }
+  // Per phase: how many of its sessions are placed so far (k) and its one random offset (u).
+  const placed = new Map<P, { k: number; u: number }>();
+  for (const [i, { phase }] of out.entries()) {
+    const { k, u } = placed.get(phase) ?? { k: 0, u: rng.next() };
+    placed.set(phase, { k: k + 1, u });
     out[i] = { phase, elapsed: (k + u) / (counts.get(phase) ?? 1) };
   }
   for (let i = out.length - 1; i > 0; i--) {
